@@ -1,0 +1,33 @@
+"""The calling agent's own profile and settings."""
+
+from ninja import Router
+
+from apps.agents import services
+from apps.agents.models import Agent
+from apps.agents.schemas import AgentOut, SettingsPatch
+
+router = Router(tags=["agent"])
+
+
+def _out(agent: Agent) -> dict:
+    return {
+        "slug": agent.slug,
+        "name": agent.name,
+        "team": agent.team.name,
+        "created_at": agent.created_at,
+        "settings": agent.config.as_dict(),
+        "overrides": agent.settings,
+    }
+
+
+@router.get("/agent", response=AgentOut)
+def get_agent(request):
+    """The agent this key belongs to, with its effective settings."""
+    return _out(request.auth)
+
+
+@router.patch("/agent/settings", response=AgentOut)
+def update_settings(request, payload: SettingsPatch):
+    """Override settings for this agent; unknown names and out-of-range values get 422."""
+    agent = services.agent_update_settings(agent=request.auth, changes=payload.settings)
+    return _out(agent)

@@ -1,0 +1,86 @@
+"""Per-agent settings: every threshold and limit from the seeds, with the seeds' defaults.
+
+An agent stores only its overrides (Agent.settings); `AgentConfig` is the effective view.
+Where two seeds disagree the choice is a setting, and the default is named here.
+"""
+
+from dataclasses import asdict, dataclass, fields
+from typing import Annotated, Any
+
+from pydantic import Field, TypeAdapter
+from pydantic import ValidationError as PydanticValidationError
+
+from apps.core.errors import InvalidInput
+
+Ratio = Annotated[float, Field(ge=0.0, le=1.0)]
+Positive = Annotated[int, Field(ge=1)]
+NonNegative = Annotated[int, Field(ge=0)]
+
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    # --- conversation store (seed 000, seed 002) ---
+    max_history_messages: Positive = 16  # hot window size (seed 000)
+    max_history_bytes: Positive = 5 * MIB  # compaction trigger by size (seed 000)
+    compact_target_ratio: Ratio = 0.8  # trim to 80% on compaction (seed 000)
+    working_memory_cap: Positive = 50  # cached recent messages per session (seed 002)
+    max_content_bytes: Positive = 256 * 1024  # one message's content
+    importance_user: Ratio = 0.5  # default importance by role (seed 002)
+    importance_assistant: Ratio = 0.5
+    importance_tool: Ratio = 0.3
+    importance_system: Ratio = 0.1
+    # --- search (seed 000) ---
+    search_context_before: NonNegative = 2  # messages of context before each hit
+    search_context_after: NonNegative = 1  # and after
+    # --- context assembly (seed 001, seed 002) ---
+    recency_limit: Positive = 10  # tri-hybrid recency leg
+    salience_threshold: Ratio = 0.85  # tri-hybrid salience leg: importance >= this
+    relevance_threshold: Ratio = 0.655  # tri-hybrid relevance leg: cosine > this
+    flush_ratio: Ratio = 0.6  # proactive flush recommended at 60% (seed 001)
+    compact_ratio: Ratio = 0.7  # compaction required at 70% (seed 001)
+    compact_keep_last: Positive = 4  # messages kept after compaction (seed 001)
+    # --- consolidation (seed 002, seed 004) ---
+    consolidation_interval_hours: Positive = 6
+    memory_window: Positive = 50  # message count that triggers auto-consolidation (seed 004)
+    max_memory_bytes: Positive = 8192  # MEMORY.md size before compression (seed 004)
+    consolidation_timeout_seconds: Annotated[float, Field(gt=0)] = 30.0  # seed 004
+    raw_fallback_messages: Positive = 10  # [raw-fallback] history entry size (seed 004)
+    raw_fallback_chars: Positive = 200
+    # --- learnings (seed 000) ---
+    error_memory_ttl_days: Positive = 90
+
+    def importance_for_role(self, role: str) -> float:
+        return float(getattr(self, f"importance_{role}", 0.5))
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+_adapter = TypeAdapter(AgentConfig)
+FIELD_NAMES = frozenset(f.name for f in fields(AgentConfig))
+
+
+def build_config(overrides: dict[str, Any] | None) -> AgentConfig:
+    """The effective config for stored overrides; unknown stale keys are ignored."""
+    known = {k: v for k, v in (overrides or {}).items() if k in FIELD_NAMES}
+    try:
+        return _adapter.validate_python(known)
+    except PydanticValidationError:
+        # A stored override that no longer validates must not take the agent down.
+        return AgentConfig()
+
+
+def validate_overrides(changes: dict[str, Any]) -> dict[str, Any]:
+    """Validate a partial update; raise InvalidInput naming the first bad key."""
+    for key in changes:
+        if key not in FIELD_NAMES:
+            raise InvalidInput(f"unknown setting '{key}'", loc=["body", "settings", key])
+    try:
+        _adapter.validate_python(changes)
+    except PydanticValidationError as exc:
+        err = exc.errors()[0]
+        key = err["loc"][0] if err["loc"] else "settings"
+        raise InvalidInput(f"{key}: {err['msg']}", loc=["body", "settings", key]) from exc
+    return changes

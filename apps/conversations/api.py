@@ -1,0 +1,144 @@
+"""Conversation endpoints: sessions, messages, the hot window."""
+
+from datetime import UTC, datetime
+
+from django.conf import settings
+from ninja import Query, Router, Schema, Status
+from pydantic import Field
+
+from apps.conversations import selectors, services
+from apps.conversations.schemas import (
+    AppendOut,
+    MessagePage,
+    MessagesIn,
+    ResetOut,
+    RoleName,
+    SessionIn,
+    SessionOut,
+    SessionPage,
+    SessionPatch,
+    WindowOut,
+)
+
+router = Router(tags=["sessions"])
+
+
+class PageQuery(Schema):
+    cursor: str | None = Field(None, max_length=500)
+    limit: int = Field(50, ge=1, le=500)
+
+
+class MessageQuery(PageQuery):
+    after: datetime | None = None
+    before: datetime | None = None
+    role: list[RoleName] | None = None
+    order: str = Field("asc", pattern="^(asc|desc)$")
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    if value is not None and value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value
+
+
+@router.post("/sessions", response={200: SessionOut, 201: SessionOut})
+def create_session(request, payload: SessionIn):
+    """Create a session; with a `key` the agent already uses, that session is returned (200)."""
+    session, created = services.session_create(
+        agent=request.auth, key=payload.key, title=payload.title, metadata=payload.metadata
+    )
+    return Status(201 if created else 200, session)
+
+
+@router.get("/sessions", response=SessionPage)
+def list_sessions(request, query: Query[PageQuery]):
+    page = selectors.sessions_page(agent=request.auth, cursor=query.cursor, limit=query.limit)
+    return {"items": page.items, "next_cursor": page.next_cursor}
+
+
+@router.get("/sessions/{session_id}", response=SessionOut)
+def get_session(request, session_id: str):
+    return selectors.session_get(agent=request.auth, ref=session_id)
+
+
+@router.patch("/sessions/{session_id}", response=SessionOut)
+def update_session(request, session_id: str, payload: SessionPatch):
+    session = selectors.session_get(agent=request.auth, ref=session_id)
+    return services.session_update(session=session, title=payload.title, metadata=payload.metadata)
+
+
+@router.post("/sessions/{session_id}/reset", response=ResetOut)
+def reset_session(request, session_id: str):
+    """Delete the session's messages and meta; the rolling summary survives (seed 000)."""
+    session = selectors.session_get(agent=request.auth, ref=session_id)
+    result = services.session_reset(session=session)
+    return {"session": result.session, "deleted_messages": result.deleted_messages}
+
+
+@router.delete("/sessions/{session_id}", response={204: None})
+def remove_session(request, session_id: str):
+    """Delete the session with its messages, meta and summary."""
+    session = selectors.session_get(agent=request.auth, ref=session_id)
+    services.session_remove(session=session)
+    return Status(204, None)
+
+
+@router.post("/sessions/{session_id}/messages", response={201: AppendOut})
+def append_messages(request, session_id: str, payload: MessagesIn):
+    """Append one or many messages atomically: all are stored, or none."""
+    session = selectors.session_get(agent=request.auth, ref=session_id)
+    result = services.messages_append(
+        session=session,
+        messages=[
+            services.NewMessage(
+                role=m.role,
+                content=m.content,
+                name=m.name,
+                tool_call_id=m.tool_call_id,
+                tool_name=m.tool_name,
+                tool_calls=m.tool_calls,
+                created_at=m.created_at,
+                importance=m.importance,
+                metadata=m.metadata,
+                idempotency_key=m.idempotency_key,
+            )
+            for m in payload.messages
+        ],
+        max_batch=settings.MEMORYHUB_MAX_BATCH_MESSAGES,
+    )
+    return Status(
+        201,
+        {
+            "created": result.created,
+            "deduplicated": result.deduplicated,
+            "messages": result.messages,
+        },
+    )
+
+
+@router.get("/sessions/{session_id}/messages", response=MessagePage)
+def list_messages(request, session_id: str, query: Query[MessageQuery]):
+    session = selectors.session_get(agent=request.auth, ref=session_id)
+    page = selectors.messages_page(
+        session=session,
+        after=_utc(query.after),
+        before=_utc(query.before),
+        roles=query.role,
+        cursor=query.cursor,
+        limit=query.limit,
+        descending=query.order == "desc",
+    )
+    return {"items": page.items, "next_cursor": page.next_cursor}
+
+
+@router.get("/sessions/{session_id}/window", response=WindowOut)
+def get_window(request, session_id: str):
+    """The hot window: the last `max_history_messages` after the compaction cutoff."""
+    session = selectors.session_get(agent=request.auth, ref=session_id)
+    window = selectors.session_window(session=session)
+    return {
+        "session_id": session.id,
+        "start_at": window.start_at,
+        "summary": window.summary,
+        "messages": window.messages,
+    }

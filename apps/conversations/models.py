@@ -1,0 +1,133 @@
+import uuid
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from apps.agents.models import Agent
+from apps.core.fields import VectorField
+
+EMBEDDING_DIMENSIONS = 384
+
+
+class Session(models.Model):
+    """One conversation of an agent, addressed by its id or by the agent's own key."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="sessions")
+    key = models.CharField(max_length=200)
+    title = models.CharField(max_length=500, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["agent", "key"], name="session_unique_key_per_agent")
+        ]
+        indexes = [models.Index(fields=["agent", "created_at", "id"], name="session_agent_created")]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class SessionMeta(models.Model):
+    """Per-session bookkeeping (seed 000's session_meta); cleared on reset."""
+
+    session = models.OneToOneField(Session, on_delete=models.CASCADE, related_name="meta")
+    # Compaction cutoff: messages created before it are archive, not hot window.
+    start_at = models.DateTimeField(null=True, blank=True)
+    # Rolling-summary cursor: the newest message time already folded into the summary.
+    summary_cursor = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"meta {self.session_id}"
+
+
+class Summary(models.Model):
+    """The rolling summary of a session; survives reset, removed with the session."""
+
+    session = models.OneToOneField(Session, on_delete=models.CASCADE, related_name="summary")
+    content = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "summaries"
+
+    def __str__(self) -> str:
+        return f"summary {self.session_id}"
+
+
+class Role(models.TextChoices):
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+    SYSTEM = "system"
+
+
+class MessageQuerySet(models.QuerySet):
+    def for_agent(self, agent: Agent) -> "MessageQuerySet":
+        return self.filter(agent=agent)
+
+    def pending_embedding(self) -> "MessageQuerySet":
+        return self.filter(embedding__isnull=True)
+
+
+class Message(models.Model):
+    """One message of the full history (seed 002's schema). Never trimmed by compaction."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # Denormalised from session so agent-wide search and scoping need no join.
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="messages")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    name = models.CharField(max_length=200, blank=True, default="")
+    content = models.TextField(blank=True, default="")
+    tool_call_id = models.CharField(max_length=200, null=True, blank=True)
+    tool_name = models.CharField(max_length=200, null=True, blank=True)
+    tool_calls_json = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    importance = models.FloatField(default=0.5)
+    metadata = models.JSONField(default=dict, blank=True)
+    token_count = models.PositiveIntegerField(default=0)
+    byte_size = models.PositiveIntegerField(default=0)
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    embedding_model = models.CharField(max_length=100, blank=True, default="")
+    embedding_error = models.TextField(blank=True, default="")
+    embedding_attempts = models.PositiveSmallIntegerField(default=0)
+    consolidated_at = models.DateTimeField(null=True, blank=True)
+    idempotency_key = models.CharField(max_length=200, null=True, blank=True)
+
+    objects = MessageQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "idempotency_key"],
+                condition=Q(idempotency_key__isnull=False),
+                name="message_unique_idempotency_key",
+            ),
+            models.CheckConstraint(
+                condition=Q(role__in=["user", "assistant", "tool", "system"]),
+                name="message_role_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(importance__gte=0.0, importance__lte=1.0),
+                name="message_importance_range",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["session", "created_at", "id"], name="message_session_time"),
+            models.Index(fields=["agent", "created_at"], name="message_agent_time"),
+            models.Index(
+                fields=["agent", "embedding_attempts"],
+                condition=Q(embedding__isnull=True),
+                name="message_pending_embedding",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.content[:60]}"

@@ -1,0 +1,104 @@
+"""Request and response bodies for the conversation endpoints."""
+
+import uuid
+from datetime import datetime
+from typing import Any, Literal
+
+from ninja import Schema
+from pydantic import Field
+
+RoleName = Literal["user", "assistant", "tool", "system"]
+SessionKey = str
+
+
+class SessionIn(Schema):
+    key: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        pattern=r"^[A-Za-z0-9._:@\-]+$",
+        description="The agent's own identifier for the session; a session with it is reused.",
+    )
+    title: str = Field("", max_length=500)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class SessionPatch(Schema):
+    title: str | None = Field(None, max_length=500)
+    metadata: dict[str, Any] | None = None
+
+
+class SessionOut(Schema):
+    id: uuid.UUID
+    key: str
+    title: str
+    metadata: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+
+class SessionPage(Schema):
+    items: list[SessionOut]
+    next_cursor: str | None
+
+
+class MessageIn(Schema):
+    role: RoleName
+    content: str | None = Field(..., description="Required; null only with tool_calls.")
+    name: str = Field("", max_length=200, description="The participant, as in OpenAI's format.")
+    tool_call_id: str | None = Field(None, max_length=200)
+    tool_name: str | None = Field(None, max_length=200)
+    tool_calls: list[dict[str, Any]] | None = None
+    created_at: datetime | None = Field(
+        None, description="ISO 8601; a time without offset is taken as UTC."
+    )
+    importance: float | None = Field(None, ge=0.0, le=1.0)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    idempotency_key: str | None = Field(None, min_length=1, max_length=200)
+
+
+class MessagesIn(Schema):
+    messages: list[MessageIn] = Field(..., min_length=1)
+
+
+class MessageOut(Schema):
+    id: uuid.UUID
+    session_id: uuid.UUID
+    role: str
+    name: str
+    content: str
+    tool_call_id: str | None
+    tool_name: str | None
+    tool_calls: list[dict[str, Any]] | None = Field(None, alias="tool_calls_json")
+    created_at: datetime
+    importance: float
+    metadata: dict[str, Any]
+    token_count: int
+    embedded: bool = False
+
+    @staticmethod
+    def resolve_embedded(obj: Any) -> bool:
+        return bool(obj.embedding_model)
+
+
+class AppendOut(Schema):
+    created: int
+    deduplicated: int
+    messages: list[MessageOut]
+
+
+class MessagePage(Schema):
+    items: list[MessageOut]
+    next_cursor: str | None
+
+
+class ResetOut(Schema):
+    session: SessionOut
+    deleted_messages: int
+
+
+class WindowOut(Schema):
+    session_id: uuid.UUID
+    start_at: datetime | None
+    summary: str | None
+    messages: list[MessageOut]

@@ -1,0 +1,114 @@
+"""Reads for sessions and messages, always scoped to one agent."""
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import QuerySet
+
+from apps.agents.models import Agent
+from apps.conversations import working_memory
+from apps.conversations.models import Message, Session, SessionMeta, Summary
+from apps.core.errors import NotFound
+from apps.core.pagination import Page, keyset_paginate
+
+
+def session_get(*, agent: Agent, ref: str) -> Session:
+    """The agent's session by id or by its own key; NotFound for anything else."""
+    qs = Session.objects.filter(agent=agent)
+    try:
+        session = qs.filter(pk=uuid.UUID(ref)).first()
+    except ValueError:
+        session = None
+    if session is None:
+        session = qs.filter(key=ref).first()
+    if session is None:
+        raise NotFound("session not found", loc=["path", "session_id"])
+    session.agent = agent  # already loaded: spare the query
+    return session
+
+
+def sessions_page(*, agent: Agent, cursor: str | None, limit: int) -> Page[Session]:
+    """The agent's sessions, newest first."""
+    qs = Session.objects.filter(agent=agent)
+    return keyset_paginate(
+        qs, fields=("created_at", "id"), cursor=cursor, limit=limit, descending=True
+    )
+
+
+def messages_page(
+    *,
+    session: Session,
+    after: datetime | None = None,
+    before: datetime | None = None,
+    roles: list[str] | None = None,
+    cursor: str | None = None,
+    limit: int = 100,
+    descending: bool = False,
+) -> Page[Message]:
+    """Messages of a session in time order, filtered by time range and role."""
+    qs = Message.objects.filter(session=session).defer("embedding")
+    if after is not None:
+        qs = qs.filter(created_at__gt=after)
+    if before is not None:
+        qs = qs.filter(created_at__lt=before)
+    if roles:
+        qs = qs.filter(role__in=roles)
+    return keyset_paginate(
+        qs, fields=("created_at", "id"), cursor=cursor, limit=limit, descending=descending
+    )
+
+
+def session_meta(*, session: Session) -> SessionMeta | None:
+    return SessionMeta.objects.filter(session=session).first()
+
+
+def session_summary(*, session: Session) -> Summary | None:
+    return Summary.objects.filter(session=session).first()
+
+
+def hot_messages(*, session: Session) -> QuerySet[Message]:
+    """Messages at or after the latest compaction cutoff (the hot window's pool)."""
+    qs = Message.objects.filter(session=session).defer("embedding")
+    meta = session_meta(session=session)
+    if meta is not None and meta.start_at is not None:
+        qs = qs.filter(created_at__gte=meta.start_at)
+    return qs
+
+
+def session_recent_messages(*, session: Session, limit: int) -> list[Message]:
+    """The last `limit` hot messages, oldest first; served from working memory when it fits."""
+    cap = session.agent.config.working_memory_cap
+
+    def load(n: int) -> list[Message]:
+        rows = list(hot_messages(session=session).order_by("-created_at", "-id")[:n])
+        rows.reverse()
+        return rows
+
+    if limit > cap:
+        return load(limit)
+    cached = working_memory.read_through(session.id, lambda: load(cap))
+    return cached[-limit:] if limit else []
+
+
+@dataclass(frozen=True)
+class Window:
+    session: Session
+    start_at: datetime | None
+    summary: str | None
+    messages: list[Message]
+
+
+def session_window(*, session: Session) -> Window:
+    """Seed 000's context window: the rolling summary plus the last N hot messages."""
+    meta = session_meta(session=session)
+    summary = session_summary(session=session)
+    messages = session_recent_messages(
+        session=session, limit=session.agent.config.max_history_messages
+    )
+    return Window(
+        session=session,
+        start_at=meta.start_at if meta else None,
+        summary=summary.content if summary and summary.content else None,
+        messages=messages,
+    )

@@ -1,0 +1,28 @@
+"""Domain errors. The API layer maps each class to an HTTP status (memoryhub/api.py)."""
+
+from collections.abc import Sequence
+
+
+class ApplicationError(Exception):
+    """A failure the caller can act on; `loc` names the offending field when there is one."""
+
+    def __init__(self, message: str, *, loc: Sequence[str | int] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.loc = list(loc) if loc else None
+
+
+class NotFound(ApplicationError):
+    """The object does not exist for this agent (another agent's objects look the same)."""
+
+
+class Conflict(ApplicationError):
+    """The write collides with existing state (a taken name, a duplicate key)."""
+
+
+class InvalidInput(ApplicationError):
+    """A value is well-formed JSON but not acceptable."""
+
+
+class PayloadTooLarge(ApplicationError):
+    """A value or batch is over a configured size limit."""

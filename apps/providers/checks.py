@@ -1,0 +1,18 @@
+"""System check: MEMORYHUB_PROVIDERS must name importable classes that accept their CONFIG."""
+
+from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
+
+
+def check_providers(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    """One Error per provider entry that cannot be built; nothing is loaded or contacted."""
+    from apps.providers.embeddings import get_embedder
+    from apps.providers.llm import get_chat_model
+
+    errors: list[checks.CheckMessage] = []
+    for getter, error_id in ((get_embedder, "providers.E001"), (get_chat_model, "providers.E002")):
+        try:
+            getter()
+        except ImproperlyConfigured as exc:
+            errors.append(checks.Error(str(exc), id=error_id))
+    return errors

@@ -1,0 +1,23 @@
+"""memoryhub: durable memory for LLM agents.
+
+The embedded default needs SQLite extensions (sqlite-vec, FTS5). pyenv and python.org
+builds of CPython lack `enable_load_extension`, so swap in `sqlean` (a drop-in sqlite3)
+before Django imports its SQLite backend.
+"""
+
+import sys
+
+try:
+    import sqlite3 as _sqlite3
+
+    if not hasattr(_sqlite3.Connection, "enable_load_extension"):
+        raise ImportError("sqlite3 cannot load extensions")
+except ImportError:  # pragma: no cover - depends on the Python build
+    import sqlean as _sqlite3
+
+    sys.modules["sqlite3"] = _sqlite3
+    sys.modules["sqlite3.dbapi2"] = _sqlite3.dbapi2
+
+from memoryhub.celery import app as celery_app
+
+__all__ = ["celery_app"]

@@ -1,0 +1,217 @@
+"""Settings for every deployment, driven by environment variables.
+
+With no environment set, this is the embedded default: SQLite (WAL, sqlite-vec, FTS5)
+in ./var, a filesystem Celery broker and a file cache shared by web, worker and beat.
+Production sets DATABASE_URL (PostgreSQL + pgvector), CELERY_BROKER_URL and CACHE_URL
+(Redis), DJANGO_SECRET_KEY, DJANGO_ALLOWED_HOSTS. There is no production.py on purpose.
+"""
+
+import secrets
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+env = environ.Env()
+
+DATA_DIR = Path(env.str("MEMORYHUB_DATA_DIR", default=str(BASE_DIR / "var")))
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _secret_key() -> str:
+    """DJANGO_SECRET_KEY, or one generated once and kept in DATA_DIR for the embedded run."""
+    if key := env.str("DJANGO_SECRET_KEY", default=""):
+        return key
+    path = DATA_DIR / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django_celery_beat",
+    "ninja",
+    "apps.core",
+    "apps.providers",
+    "apps.agents",
+    "apps.conversations",
+    "apps.search",
+    "apps.facts",
+    "apps.entries",
+    "apps.memory",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "memoryhub.urls"
+WSGI_APPLICATION = "memoryhub.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -----------------------------------------------------------------------------
+DATABASES = {
+    "default": env.db_url("DATABASE_URL", default=f"sqlite:///{DATA_DIR / 'memoryhub.sqlite3'}")
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["OPTIONS"] = {
+        # Wait for a writer instead of failing with "database is locked"; web, worker
+        # and beat share one file. IMMEDIATE takes the write lock up front, which avoids
+        # deadlocks when a read transaction later wants to write.
+        "timeout": env.int("MEMORYHUB_SQLITE_BUSY_TIMEOUT", default=20),
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+else:
+    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DATABASE_CONN_MAX_AGE", default=60))
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Cache (working memory) --------------------------------------------------------------
+# Web and worker are separate processes, so the cache must be shared between them: a file
+# cache for the embedded default, Redis in production. Never LocMemCache.
+CACHES = {"default": env.cache_url("CACHE_URL", default=f"filecache://{DATA_DIR / 'cache'}")}
+
+# --- Auth, i18n, static ------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "admin:login"
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+
+# A batch of 1,000 messages is legal; beyond this the request is refused with 413.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("MEMORYHUB_MAX_REQUEST_BYTES", default=64 * 1024 * 1024)
+
+# --- Celery ------------------------------------------------------------------------------
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    _queue = DATA_DIR / "broker" / "queue"
+    _processed = DATA_DIR / "broker" / "processed"
+    _queue.mkdir(parents=True, exist_ok=True)
+    _processed.mkdir(parents=True, exist_ok=True)
+    # The same folder in and out: worker and beat are separate processes on one machine.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_queue),
+        "data_folder_out": str(_queue),
+        "processed_folder": str(_processed),
+        "store_processed": False,
+    }
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_IGNORE_RESULT = True
+# Late acks: a task whose worker dies is redelivered, and every task is idempotent.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TIME_LIMIT = 300
+CELERY_TASK_SOFT_TIME_LIMIT = 240
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# Periodic work lives in code; the DatabaseScheduler upserts these by name at beat start.
+CELERY_BEAT_SCHEDULE: dict = {}
+
+# --- memoryhub ---------------------------------------------------------------------------
+MEMORYHUB_PUBLIC_URL = env.str("MEMORYHUB_PUBLIC_URL", default="http://127.0.0.1:8000")
+# Largest batch of messages in one append.
+MEMORYHUB_MAX_BATCH_MESSAGES = env.int("MEMORYHUB_MAX_BATCH_MESSAGES", default=1000)
+# How often an API key's last_used_at is written: once a minute is plenty and keeps every
+# request from becoming a write.
+MEMORYHUB_KEY_TOUCH_SECONDS = env.int("MEMORYHUB_KEY_TOUCH_SECONDS", default=60)
+
+_LLM_URL = env.str("MEMORYHUB_LLM_URL", default="")
+MEMORYHUB_PROVIDERS = {
+    "embedding": (
+        {
+            "CLASS": "apps.providers.embeddings.openai.OpenAIEmbedder",
+            "CONFIG": {
+                "URL": env.str("MEMORYHUB_EMBEDDING_URL"),
+                "MODEL": env.str("MEMORYHUB_EMBEDDING_MODEL", default="all-MiniLM-L6-v2"),
+                "API_KEY": env.str("MEMORYHUB_EMBEDDING_API_KEY", default=""),
+                "DIMENSIONS": 384,
+                "TIMEOUT": env.float("MEMORYHUB_EMBEDDING_TIMEOUT", default=30.0),
+            },
+        }
+        if env.str("MEMORYHUB_EMBEDDING_URL", default="")
+        else {
+            "CLASS": env.str(
+                "MEMORYHUB_EMBEDDER", default="apps.providers.embeddings.minilm.MiniLMEmbedder"
+            ),
+            "CONFIG": {
+                "THREADS": env.int("MEMORYHUB_EMBEDDING_THREADS", default=1),
+                "BATCH_SIZE": 32,
+            },
+        }
+    ),
+    "llm": (
+        {
+            "CLASS": "apps.providers.llm.openai.OpenAIChat",
+            "CONFIG": {
+                "URL": _LLM_URL,
+                "MODEL": env.str("MEMORYHUB_LLM_MODEL", default="gpt-4o-mini"),
+                "API_KEY": env.str("MEMORYHUB_LLM_API_KEY", default=""),
+                "TIMEOUT": env.float("MEMORYHUB_LLM_TIMEOUT", default=30.0),
+            },
+        }
+        if _LLM_URL
+        else None
+    ),
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("MEMORYHUB_LOG_LEVEL", default="INFO")},
+    "loggers": {"django.db.backends": {"level": "INFO"}},
+}

@@ -1,0 +1,25 @@
+"""Test settings: base plus speed-ups. The database, broker and cache still come from the
+environment, so the same suite runs against SQLite and against PostgreSQL + Redis."""
+
+import os
+import tempfile
+
+os.environ.setdefault("MEMORYHUB_DATA_DIR", tempfile.mkdtemp(prefix="memoryhub-test-"))
+
+from memoryhub.settings.base import *  # noqa: F403
+from memoryhub.settings.base import MEMORYHUB_PROVIDERS
+
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns when it is missing
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# Tasks run inline unless a test starts a real worker (tests/support/celery_worker.py).
+CELERY_TASK_ALWAYS_EAGER = True
+# Most tests use the deterministic hashing embedder; tests of meaning switch to MiniLM.
+MEMORYHUB_PROVIDERS = {
+    **MEMORYHUB_PROVIDERS,
+    "embedding": {"CLASS": "apps.providers.embeddings.fake.HashEmbedder", "CONFIG": {}},
+}
+MEMORYHUB_KEY_TOUCH_SECONDS = 0

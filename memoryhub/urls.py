@@ -1,0 +1,14 @@
+from django.contrib import admin
+from django.urls import path
+from django.views.generic import RedirectView
+
+from apps.core import views
+from memoryhub.api import api
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("api/docs", RedirectView.as_view(url="/api/v1/docs", permanent=False)),
+    path("api/v1/", api.urls),
+]

@@ -1,0 +1,244 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 that replays scripted answers.
+
+Every POST takes the next item of the script. Chat completions with an empty script answer
+500 so a missing script fails loudly; embeddings with an empty script come from `embed_fn`
+(default: the deterministic HashEmbedder). Script items:
+
+    "text"                        a completion whose message content is "text"
+    Completion(text, ...)         the same with explicit token usage, model, finish reason
+    Raw(body, status=200)         a raw body, e.g. malformed JSON
+    Delay(seconds, then=None)     wait, then answer `then` (or the endpoint's default)
+    Status(code, body="")         an HTTP error status
+    Drop()                        close the connection without answering
+    Embeddings(vectors)           an embeddings answer with these vectors
+
+Use the `llm_server` fixture: `.url` (ending in /v1), `.script(*items)`, `.requests`.
+"""
+
+import json
+import socket
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from apps.providers.embeddings.fake import HashEmbedder
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    prompt_tokens: int | None = 11
+    completion_tokens: int | None = 7
+    model: str | None = None
+    finish_reason: str = "stop"
+
+
+@dataclass(frozen=True)
+class Raw:
+    body: str | bytes
+    status: int = 200
+    content_type: str = "application/json"
+
+
+@dataclass(frozen=True)
+class Delay:
+    seconds: float
+    then: Any = None
+
+
+@dataclass(frozen=True)
+class Status:
+    code: int
+    body: str = ""
+
+
+@dataclass(frozen=True)
+class Drop:
+    pass
+
+
+@dataclass(frozen=True)
+class Embeddings:
+    vectors: Sequence[Sequence[float]]
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """What the server received; `body` is the parsed JSON or None."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    raw: bytes
+
+
+def _hash_embed(texts: list[str]) -> list[list[float]]:
+    return HashEmbedder().embed(texts)
+
+
+@dataclass
+class LLMServer:
+    """The scripted server's state, shared with its request handler threads."""
+
+    url: str = ""
+    embed_fn: Callable[[list[str]], list[list[float]]] = _hash_embed
+    requests: list[RecordedRequest] = field(default_factory=list)
+    _queue: deque = field(default_factory=deque)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _stopping: threading.Event = field(default_factory=threading.Event)
+
+    def script(self, *items: Any) -> None:
+        """Append answers; each POST consumes one."""
+        with self._lock:
+            self._queue.extend(items)
+
+    @property
+    def pending(self) -> int:
+        """Script items not yet consumed."""
+        with self._lock:
+            return len(self._queue)
+
+    def _record_and_pop(self, request: RecordedRequest) -> tuple[bool, Any]:
+        with self._lock:
+            self.requests.append(request)
+            if self._queue:
+                return True, self._queue.popleft()
+            return False, None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "memoryhub-test-llm/1"
+    state: LLMServer  # set on the subclass made per server
+
+    def log_message(self, format, *args) -> None:  # keep test output clean
+        pass
+
+    def do_GET(self) -> None:
+        self._send(404, {"error": {"message": f"no GET {self.path}"}})
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        request = RecordedRequest(
+            method="POST", path=self.path, headers=dict(self.headers.items()), body=body, raw=raw
+        )
+        if self.path not in ("/v1/chat/completions", "/v1/embeddings"):
+            self.state._record_and_pop(request)
+            self._send(404, {"error": {"message": f"no POST {self.path}"}})
+            return
+        has_item, item = self.state._record_and_pop(request)
+        self._answer(item if has_item else None, body)
+
+    def _answer(self, item: Any, body: Any) -> None:
+        chat = self.path == "/v1/chat/completions"
+        if isinstance(item, Delay):
+            # Wakes early when the fixture shuts down, so teardown never waits out a delay.
+            self.state._stopping.wait(item.seconds)
+            item = item.then
+        if isinstance(item, Drop):
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+        elif isinstance(item, Status):
+            self._send(item.code, item.body.encode(), content_type="text/plain")
+        elif isinstance(item, Raw):
+            raw = item.body.encode() if isinstance(item.body, str) else item.body
+            self._send(item.status, raw, content_type=item.content_type)
+        elif isinstance(item, Embeddings):
+            self._send(200, _embeddings_answer(body, item.vectors))
+        elif isinstance(item, (str, Completion)):
+            self._send(200, _completion_answer(body, item))
+        elif item is None and chat:
+            self._send(500, b"llm_server: script exhausted", content_type="text/plain")
+        elif item is None:
+            texts = (body or {}).get("input") or []
+            self._send(200, _embeddings_answer(body, self.state.embed_fn(list(texts))))
+        else:
+            raise TypeError(f"unknown script item {item!r}")
+
+    def _send(self, status: int, payload: Any, *, content_type: str = "application/json") -> None:
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test); nothing to tell it
+
+
+def _completion_answer(body: Any, item: str | Completion) -> dict:
+    item = Completion(item) if isinstance(item, str) else item
+    answer: dict[str, Any] = {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 1_767_225_600,
+        "model": item.model or (body or {}).get("model") or "test-model",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": item.text},
+                "finish_reason": item.finish_reason,
+            }
+        ],
+    }
+    if item.prompt_tokens is not None and item.completion_tokens is not None:
+        answer["usage"] = {
+            "prompt_tokens": item.prompt_tokens,
+            "completion_tokens": item.completion_tokens,
+            "total_tokens": item.prompt_tokens + item.completion_tokens,
+        }
+    return answer
+
+
+def _embeddings_answer(body: Any, vectors: Sequence[Sequence[float]]) -> dict:
+    return {
+        "object": "list",
+        "model": (body or {}).get("model") or "test-embedding",
+        "data": [
+            {"object": "embedding", "index": i, "embedding": list(v)} for i, v in enumerate(vectors)
+        ],
+        "usage": {"prompt_tokens": 0, "total_tokens": 0},
+    }
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True  # a handler still sleeping in a Delay must not block exit
+
+    def handle_error(self, request, client_address) -> None:
+        pass  # clients that time out or vanish are the point of these tests
+
+
+def unused_port_url() -> str:
+    """A loopback base URL on which nothing listens (the port was just bound and released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+@pytest.fixture
+def llm_server() -> Iterator[LLMServer]:
+    """A fresh scripted OpenAI-compatible server for one test."""
+    state = LLMServer()
+    handler = type("Handler", (_Handler,), {"state": state})
+    server = _Server(("127.0.0.1", 0), handler)
+    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    thread = threading.Thread(target=server.serve_forever, name="llm_server", daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        state._stopping.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
