@@ -1,0 +1,121 @@
+"""The real all-MiniLM-L6-v2 int8 model, run in-process (no network, no download)."""
+
+import math
+
+import numpy as np
+import pytest
+from django.test import override_settings
+
+from apps.providers.embeddings import get_embedder
+from apps.providers.embeddings.base import EmbeddingError
+from apps.providers.embeddings.minilm import MiniLMEmbedder
+
+pytestmark = pytest.mark.slow
+
+MINILM = {"CLASS": "apps.providers.embeddings.minilm.MiniLMEmbedder", "CONFIG": {"THREADS": 1}}
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return MiniLMEmbedder(threads=1, batch_size=32)
+
+
+def cosine(a, b):
+    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def test_question_is_closest_to_the_sentence_that_answers_it(embedder):
+    # given
+    question = "What is my cat's name?"
+    answer = "My cat is called Whiskerino"
+    unrelated = [
+        "The quarterly budget review is scheduled for Monday.",
+        "Preheat the oven to 180 degrees before baking the bread.",
+        "The train to Hamburg leaves from platform 7.",
+    ]
+
+    # when
+    q, *others = embedder.embed([question, answer, *unrelated])
+
+    # then
+    scores = [cosine(q, v) for v in others]
+    assert scores.index(max(scores)) == 0
+    assert scores[0] > max(scores[1:]) + 0.3
+
+
+def test_vectors_are_384_dimensional_unit_vectors(embedder):
+    vectors = embedder.embed(["hello", "a longer sentence about memory systems", ""])
+
+    assert [len(v) for v in vectors] == [384, 384, 384]
+    for v in vectors:
+        assert math.isclose(math.sqrt(sum(x * x for x in v)), 1.0, abs_tol=1e-5)
+
+
+def test_same_input_gives_identical_vectors(embedder):
+    first = embedder.embed(["Remember that I prefer window seats."])
+    second = embedder.embed(["Remember that I prefer window seats."])
+
+    assert first == second
+
+
+def test_batch_of_40_equals_one_by_one(embedder):
+    # given: texts of very different lengths, so batches are padded
+    texts = [f"Message {i}: " + "the user talked about travel plans " * (i % 7) for i in range(40)]
+
+    # when
+    batched = np.array(embedder.embed(texts))
+    single = np.array([embedder.embed([t])[0] for t in texts])
+
+    # then
+    assert batched.shape == (40, 384)
+    assert np.abs(batched - single).max() < 1e-5
+
+
+def test_text_beyond_256_tokens_is_truncated_not_rejected(embedder):
+    long_text = "memory " * 1000
+
+    (vector,) = embedder.embed([long_text])
+
+    assert vector == embedder.embed(["memory " * 300])[0]
+
+
+def test_output_keeps_input_order(embedder):
+    texts = ["short", "a much much longer text than the first one", "mid length text"]
+
+    assert embedder.embed(texts) == [embedder.embed([t])[0] for t in texts]
+
+
+def test_empty_list_gives_empty_list(embedder):
+    assert embedder.embed([]) == []
+
+
+def test_a_bare_string_is_refused(embedder):
+    with pytest.raises(TypeError, match="not a single str"):
+        embedder.embed("hello")
+
+
+def test_check_verifies_the_pinned_hashes(embedder):
+    assert embedder.check() == "all-MiniLM-L6-v2 int8 ONNX, 384-d, sha256 ok, 1 thread(s)"
+
+
+def test_a_model_file_with_the_wrong_hash_is_refused(tmp_path):
+    # given
+    fake_model = tmp_path / "model.onnx"
+    fake_model.write_bytes(b"not the model")
+    embedder = MiniLMEmbedder(model_path=str(fake_model))
+
+    # when / then
+    with pytest.raises(EmbeddingError, match="has sha256 .*, expected 8199be6f"):
+        embedder.embed(["hello"])
+
+
+def test_get_embedder_builds_minilm_from_settings():
+    with override_settings(MEMORYHUB_PROVIDERS={"embedding": MINILM, "llm": None}):
+        embedder = get_embedder()
+
+        assert isinstance(embedder, MiniLMEmbedder)
+        assert (embedder.name, embedder.dimensions, embedder.threads) == (
+            "all-MiniLM-L6-v2",
+            384,
+            1,
+        )
