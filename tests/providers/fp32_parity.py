@@ -103,7 +103,7 @@ _LONG = " ".join(
 def sentences() -> list[str]:
     """200 varied, deterministic texts: handwritten, templated, and three very long ones."""
     templated = [t.format(topic) for t in _TEMPLATES for topic in _TOPICS]
-    texts = _HANDWRITTEN + [_LONG, _LONG[:900], _LONG.upper()] + templated
+    texts = [*_HANDWRITTEN, _LONG, _LONG[:900], _LONG.upper(), *templated]
     return texts[:200]
 
 

@@ -105,7 +105,7 @@ def test_a_model_file_with_the_wrong_hash_is_refused(tmp_path):
     embedder = MiniLMEmbedder(model_path=str(fake_model))
 
     # when / then
-    with pytest.raises(EmbeddingError, match="has sha256 .*, expected 8199be6f"):
+    with pytest.raises(EmbeddingError, match=r"has sha256 .*, expected 8199be6f"):
         embedder.embed(["hello"])
 
 

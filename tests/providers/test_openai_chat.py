@@ -29,7 +29,9 @@ def make(url, **overrides):
 
 def test_success_returns_text_and_token_usage(llm_server):
     # given
-    llm_server.script(Completion("Noted: you live in Berlin.", prompt_tokens=31, completion_tokens=8))
+    llm_server.script(
+        Completion("Noted: you live in Berlin.", prompt_tokens=31, completion_tokens=8)
+    )
 
     # when
     result = make(llm_server.url).complete(PROMPT)
@@ -79,9 +81,7 @@ def test_missing_usage_is_estimated_offline(llm_server):
     result = make(llm_server.url).complete(PROMPT)
 
     assert result.usage_estimated is True
-    assert result.input_tokens == count_tokens(PROMPT[0].content) + count_tokens(
-        PROMPT[1].content
-    )
+    assert result.input_tokens == count_tokens(PROMPT[0].content) + count_tokens(PROMPT[1].content)
     assert result.output_tokens == 4  # berlin, it, is, .
 
 

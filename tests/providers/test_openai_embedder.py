@@ -126,12 +126,12 @@ def test_zero_vector_raises_embedding_error(llm_server):
 def test_dropped_connection_raises_embedding_error(llm_server):
     llm_server.script(Drop())
 
-    with pytest.raises(EmbeddingError, match="connection to .* failed: RemoteDisconnected"):
+    with pytest.raises(EmbeddingError, match=r"connection to .* failed: RemoteDisconnected"):
         make(llm_server.url).embed(["a"])
 
 
 def test_closed_port_raises_embedding_error():
-    with pytest.raises(EmbeddingError, match="cannot reach .*Connection refused"):
+    with pytest.raises(EmbeddingError, match=r"cannot reach .*Connection refused"):
         make(unused_port_url()).embed(["a"])
 
 

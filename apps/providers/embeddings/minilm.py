@@ -47,7 +47,7 @@ def _load_runtime(path: Path, threads: int) -> _Runtime:
     tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
     tokenizer.enable_truncation(max_length=MAX_TOKENS)
     # No fixed length: pad each batch only to its longest text.
-    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # noqa: S106 - not a password
 
     options = onnxruntime.SessionOptions()
     # Pinned because on a 2-core box a worker using both cores while the web process also
