@@ -1,6 +1,7 @@
 # Two commands on a fresh machine: `make run` (the whole service, embedded default)
 # and `make test` (the test suite against DATABASE_URL, SQLite when unset).
 PYTHON ?= python3
+PORT ?= 8000
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -21,7 +22,8 @@ bootstrap: migrate
 	$(BIN)/python manage.py bootstrap
 
 run: bootstrap
-	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/honcho start web worker beat
+	# honcho hands out PORT from its base port: -p keeps web on $(PORT).
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/honcho start -p $(PORT) web worker beat
 
 test: $(STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)

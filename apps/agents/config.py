@@ -50,6 +50,24 @@ class AgentConfig:
     raw_fallback_chars: Positive = 200
     # --- learnings (seed 000) ---
     error_memory_ttl_days: Positive = 90
+    # --- long-term memory: facts (seed 001, seed 002) ---
+    fact_dedup_threshold: Ratio = 0.92  # same-category cosine at or above this is one fact
+    fact_default_importance: Ratio = 0.5  # importance of a fact saved without one
+    category_match_threshold: Ratio = 0.4  # cosine for auto-categorisation and recall tier 1
+    salience_decay_per_day: Ratio = 0.95  # recency decay factor per day since last access
+    salience_access_boost: Annotated[float, Field(ge=0.0)] = 0.2  # x ln(1 + access_count)
+    salience_high_threshold: Ratio = 0.8  # facts at or above this surface in get_context
+    recall_k: Positive = 5  # memory_recall results when k is not given
+    recall_max_categories: Positive = 3  # categories searched by recall tier 2
+    recall_min_similarity: Ratio = 0.25  # a scoped hit counts toward recall_scoped_min above this
+    recall_scoped_min: Positive = 3  # fewer scoped hits than this: flat fallback (tier 3)
+    recall_salience_weight: Ratio = 0.2  # score = (1 - w) * cosine + w * salience
+    memory_search_k: Positive = 10  # memory_search results when k is not given
+    # --- get_context (seed 001, seed 002) ---
+    context_max_tokens: Positive = 8192  # budget when the request gives no max_tokens
+    context_salience_limit: NonNegative = 10  # messages from the salience leg
+    context_relevance_limit: NonNegative = 10  # messages from the relevance leg
+    context_fact_limit: NonNegative = 10  # high-salience facts in the system part
 
     def importance_for_role(self, role: str) -> float:
         return float(getattr(self, f"importance_{role}", 0.5))
