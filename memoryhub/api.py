@@ -1,12 +1,16 @@
 """The agents' JSON API: one NinjaAPI, a router per app, key auth, errors as JSON."""
 
 import logging
+from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.renderers import JSONRenderer
+from ninja.responses import NinjaJSONEncoder
 from ninja.security import HttpBearer
 
 from apps.agents.models import Agent
@@ -34,7 +38,21 @@ class ApiKeyAuth(HttpBearer):
         return api_key.agent
 
 
+class MicrosecondEncoder(NinjaJSONEncoder):
+    """Django's encoder cuts datetimes to milliseconds; stored times have microseconds."""
+
+    def default(self, o: Any) -> Any:
+        if isinstance(o, datetime):
+            return o.isoformat().replace("+00:00", "Z")
+        return super().default(o)
+
+
+class Renderer(JSONRenderer):
+    encoder_class = MicrosecondEncoder
+
+
 api = NinjaAPI(
+    renderer=Renderer(),
     title="memoryhub",
     version="1",
     description="Durable memory for LLM agents.",

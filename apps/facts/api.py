@@ -1,3 +1,109 @@
-from ninja import Router
+"""Facts CRUD (seeds 001, 002): list, create (with dedup), read, edit, supersede, delete."""
+
+from ninja import Query, Router, Schema, Status
+from pydantic import Field
+
+from apps.facts import selectors, services
+from apps.facts.schemas import (
+    FactIn,
+    FactOut,
+    FactPage,
+    FactPatch,
+    FactSaveOut,
+    FactSupersede,
+    FactVersionOut,
+)
 
 router = Router(tags=["facts"])
+
+
+class FactQuery(Schema):
+    category: str | None = Field(None, max_length=100)
+    include_superseded: bool = False
+    cursor: int | None = Field(None, ge=0)
+    limit: int = Field(100, ge=1, le=500)
+
+
+def save_out(result: services.SaveResult) -> dict:
+    return {
+        "fact": result.fact,
+        "action": result.action,
+        "deduped": result.deduped,
+        "existing_id": result.fact.pk if result.deduped else None,
+        "similarity": result.similarity,
+    }
+
+
+@router.get("/facts", response=FactPage)
+def list_facts(request, query: Query[FactQuery]):
+    page = selectors.facts_page(
+        agent=request.auth,
+        category=query.category,
+        include_superseded=query.include_superseded,
+        after_id=query.cursor,
+        limit=query.limit,
+    )
+    return {"items": page.items, "next_cursor": page.next_cursor}
+
+
+@router.post("/facts", response={200: FactSaveOut, 201: FactSaveOut})
+def create_fact(request, payload: FactIn):
+    """Create a fact; a duplicate (exact or semantic) returns the existing one with 200."""
+    result = services.fact_save(
+        agent=request.auth,
+        content=payload.value,
+        category=payload.category,
+        key=payload.key,
+        importance=payload.importance,
+        source=payload.source,
+    )
+    return Status(200 if result.deduped else 201, save_out(result))
+
+
+@router.get("/facts/{int:fact_id}", response=FactOut)
+def get_fact(request, fact_id: int):
+    return selectors.fact_get(agent=request.auth, fact_id=fact_id)
+
+
+@router.patch("/facts/{int:fact_id}", response=FactOut)
+def update_fact(request, fact_id: int, payload: FactPatch):
+    """Edit in place; a changed value is recorded as a version (old value, who, why)."""
+    fact = selectors.fact_get(agent=request.auth, fact_id=fact_id)
+    services.fact_update(
+        agent=request.auth,
+        fact=fact,
+        changed_by=payload.source,
+        reason=payload.reason,
+        value=payload.value,
+        key=payload.key,
+        category=payload.category,
+        importance=payload.importance,
+    )
+    return selectors.fact_get(agent=request.auth, fact_id=fact_id)
+
+
+@router.post("/facts/{int:fact_id}/supersede", response={201: FactOut})
+def supersede_fact(request, fact_id: int, payload: FactSupersede):
+    """Close the fact (valid_to = now) and create its successor; history is kept."""
+    fact = selectors.fact_get(agent=request.auth, fact_id=fact_id)
+    successor = services.fact_supersede(
+        agent=request.auth,
+        fact=fact,
+        value=payload.value,
+        changed_by=payload.source,
+        reason=payload.reason,
+    )
+    return Status(201, selectors.fact_get(agent=request.auth, fact_id=successor.pk))
+
+
+@router.get("/facts/{int:fact_id}/versions", response=list[FactVersionOut])
+def fact_versions(request, fact_id: int):
+    fact = selectors.fact_get(agent=request.auth, fact_id=fact_id)
+    return list(selectors.fact_versions(fact=fact))
+
+
+@router.delete("/facts/{int:fact_id}", response={204: None})
+def delete_fact(request, fact_id: int):
+    fact = selectors.fact_get(agent=request.auth, fact_id=fact_id)
+    services.fact_delete(agent=request.auth, fact=fact)
+    return Status(204, None)

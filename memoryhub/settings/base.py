@@ -6,6 +6,7 @@ Production sets DATABASE_URL (PostgreSQL + pgvector), CELERY_BROKER_URL and CACH
 (Redis), DJANGO_SECRET_KEY, DJANGO_ALLOWED_HOSTS. There is no production.py on purpose.
 """
 
+import os
 import secrets
 from pathlib import Path
 
@@ -14,6 +15,10 @@ import environ
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 env = environ.Env()
+
+# The tokenizers library warns (and can deadlock) when a process that used it forks, which is
+# how gunicorn and Celery's prefork pool start their children.
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 DATA_DIR = Path(env.str("MEMORYHUB_DATA_DIR", default=str(BASE_DIR / "var")))
 DATA_DIR.mkdir(parents=True, exist_ok=True)
@@ -136,13 +141,16 @@ CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _queue = DATA_DIR / "broker" / "queue"
     _processed = DATA_DIR / "broker" / "processed"
-    _queue.mkdir(parents=True, exist_ok=True)
-    _processed.mkdir(parents=True, exist_ok=True)
+    _control = DATA_DIR / "broker" / "control"
+    for _folder in (_queue, _processed, _control):
+        _folder.mkdir(parents=True, exist_ok=True)
     # The same folder in and out: worker and beat are separate processes on one machine.
+    # control_folder defaults to ./control in the working directory; keep it in DATA_DIR.
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_queue),
         "data_folder_out": str(_queue),
         "processed_folder": str(_processed),
+        "control_folder": str(_control),
         "store_processed": False,
     }
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
@@ -158,7 +166,14 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # Periodic work lives in code; the DatabaseScheduler upserts these by name at beat start.
-CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE: dict = {
+    # Every 5 minutes: embed messages whose after-commit task never ran or gave up retrying.
+    "embed-pending-messages": {
+        "task": "conversations.embed_pending",
+        "schedule": 300.0,
+        "options": {"expires": 290},
+    },
+}
 
 # --- memoryhub ---------------------------------------------------------------------------
 MEMORYHUB_PUBLIC_URL = env.str("MEMORYHUB_PUBLIC_URL", default="http://127.0.0.1:8000")
@@ -168,6 +183,14 @@ MEMORYHUB_MAX_BATCH_MESSAGES = env.int("MEMORYHUB_MAX_BATCH_MESSAGES", default=1
 # request from becoming a write.
 MEMORYHUB_KEY_TOUCH_SECONDS = env.int("MEMORYHUB_KEY_TOUCH_SECONDS", default=60)
 
+# Background embedding (apps/conversations/embedding.py): texts per task, attempts before a
+# message waits for the sweep only, and the first retry delay (doubling each attempt).
+MEMORYHUB_EMBEDDING_BATCH_SIZE = env.int("MEMORYHUB_EMBEDDING_BATCH_SIZE", default=64)
+MEMORYHUB_EMBEDDING_MAX_ATTEMPTS = env.int("MEMORYHUB_EMBEDDING_MAX_ATTEMPTS", default=5)
+MEMORYHUB_EMBEDDING_RETRY_SECONDS = env.float("MEMORYHUB_EMBEDDING_RETRY_SECONDS", default=30.0)
+# Search: the longest query accepted, in bytes.
+MEMORYHUB_SEARCH_MAX_QUERY_BYTES = env.int("MEMORYHUB_SEARCH_MAX_QUERY_BYTES", default=4096)
+
 _LLM_URL = env.str("MEMORYHUB_LLM_URL", default="")
 MEMORYHUB_PROVIDERS = {
     "embedding": (
@@ -175,7 +198,8 @@ MEMORYHUB_PROVIDERS = {
             "CLASS": "apps.providers.embeddings.openai.OpenAIEmbedder",
             "CONFIG": {
                 "URL": env.str("MEMORYHUB_EMBEDDING_URL"),
-                "MODEL": env.str("MEMORYHUB_EMBEDDING_MODEL", default="all-MiniLM-L6-v2"),
+                # Required: vectors are labelled with this name, so it must be the real model.
+                "MODEL": env.str("MEMORYHUB_EMBEDDING_MODEL"),
                 "API_KEY": env.str("MEMORYHUB_EMBEDDING_API_KEY", default=""),
                 "DIMENSIONS": 384,
                 "TIMEOUT": env.float("MEMORYHUB_EMBEDDING_TIMEOUT", default=30.0),

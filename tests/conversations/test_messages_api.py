@@ -64,6 +64,7 @@ def test_client_created_at_is_kept_with_microseconds_in_utc(api, session):
 
     stored = {m.content: m.created_at for m in Message.objects.filter(session=session)}
     assert response.status_code == 201
+    assert response.json()["messages"][0]["created_at"] == "2023-05-08T11:56:00.123456Z"
     assert stored["old"] == datetime(2023, 5, 8, 11, 56, 0, 123456, tzinfo=UTC)
     assert stored["naive means UTC"] == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 

@@ -1,9 +1,8 @@
 """Compare MiniLMEmbedder (int8 ONNX) with the fp32 sentence-transformers model; not a test.
 
 Needs torch and sentence-transformers, which never go into requirements, so it runs in a
-scratch venv (commands in docs/providers.md):
-
-    /tmp/stvenv/bin/python tests/providers/fp32_parity.py
+scratch venv (set-up in docs/providers.md). From the repository root:
+`/tmp/stvenv/bin/python tests/providers/fp32_parity.py`.
 """
 
 import os

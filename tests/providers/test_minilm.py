@@ -119,3 +119,26 @@ def test_get_embedder_builds_minilm_from_settings():
             384,
             1,
         )
+
+
+def test_concurrent_first_use_loads_one_runtime_and_agrees():
+    # given: four threads that all embed at the same moment with a fresh thread setting
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Barrier
+
+    from apps.providers.embeddings import minilm
+
+    barrier = Barrier(4)
+    embedder = MiniLMEmbedder(threads=2)
+
+    def embed(_):
+        barrier.wait()
+        return embedder.embed(["concurrent first use"])
+
+    # when
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(embed, range(4)))
+
+    # then
+    assert results[1:] == results[:1] * 3
+    assert [key for key in minilm._runtimes if key[1] == 2] == [(str(embedder.model_path), 2)]

@@ -165,3 +165,14 @@ def test_unknown_role_is_refused_before_any_request(llm_server):
         make(llm_server.url).complete([ChatMessage(role="tool", content="x")])
 
     assert llm_server.requests == []
+
+
+def test_wrong_path_is_a_404_and_leaves_the_script_alone(llm_server):
+    llm_server.script("kept for later")
+
+    with pytest.raises(LLMError) as info:
+        make(llm_server.url + "/extra").complete(PROMPT)
+
+    assert info.value.status == 404
+    assert llm_server.pending == 1
+    assert make(llm_server.url).complete(PROMPT).text == "kept for later"

@@ -55,6 +55,16 @@ def test_config_keys_become_lower_case_keyword_arguments():
     )
 
 
+def test_without_an_embedding_entry_the_offline_minilm_is_used():
+    from apps.providers.embeddings.minilm import MiniLMEmbedder
+
+    with override_settings(MEMORYHUB_PROVIDERS={}):
+        embedder = get_embedder()
+
+    assert isinstance(embedder, MiniLMEmbedder)
+    assert (embedder.threads, embedder.batch_size) == (1, 32)
+
+
 def test_embed_texts_uses_the_configured_embedder():
     with providers():
         assert embed_texts(["hello"]) == HashEmbedder().embed(["hello"])

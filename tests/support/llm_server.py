@@ -104,10 +104,10 @@ class LLMServer:
         with self._lock:
             return len(self._queue)
 
-    def _record_and_pop(self, request: RecordedRequest) -> tuple[bool, Any]:
+    def _record(self, request: RecordedRequest, *, pop: bool) -> tuple[bool, Any]:
         with self._lock:
             self.requests.append(request)
-            if self._queue:
+            if pop and self._queue:
                 return True, self._queue.popleft()
             return False, None
 
@@ -132,10 +132,10 @@ class _Handler(BaseHTTPRequestHandler):
             method="POST", path=self.path, headers=dict(self.headers.items()), body=body, raw=raw
         )
         if self.path not in ("/v1/chat/completions", "/v1/embeddings"):
-            self.state._record_and_pop(request)
+            self.state._record(request, pop=False)  # a wrong path must not eat the script
             self._send(404, {"error": {"message": f"no POST {self.path}"}})
             return
-        has_item, item = self.state._record_and_pop(request)
+        has_item, item = self.state._record(request, pop=True)
         self._answer(item if has_item else None, body)
 
     def _answer(self, item: Any, body: Any) -> None:
@@ -233,7 +233,10 @@ def llm_server() -> Iterator[LLMServer]:
     handler = type("Handler", (_Handler,), {"state": state})
     server = _Server(("127.0.0.1", 0), handler)
     state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, name="llm_server", daemon=True)
+    # A short poll interval keeps shutdown (and so each test's teardown) near-instant.
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.01}, name="llm_server", daemon=True
+    )
     thread.start()
     try:
         yield state

@@ -1,0 +1,59 @@
+from django.db import models
+from django.utils import timezone
+
+from apps.agents.models import Agent
+
+
+class Kind(models.TextChoices):
+    NOTE = "note"
+    ARCHIVE = "archive"
+
+
+class Entry(models.Model):
+    """A named text in an agent's memory (seed 003); workspace documents are Note entries.
+
+    The id is the monotonic insert order. `name` is unique per agent, and no alias of the
+    agent's entries may equal it (enforced by services.py under a per-agent lock).
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="entries")
+    name = models.CharField(max_length=255)
+    content = models.TextField(blank=True, default="")
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.NOTE)
+    # Set when MEMORY.md grows past max_memory_bytes; consolidation compresses and clears it.
+    needs_compression = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "entries"
+        constraints = [
+            models.UniqueConstraint(fields=["agent", "name"], name="entry_unique_name_per_agent"),
+            models.CheckConstraint(
+                condition=models.Q(kind__in=["note", "archive"]), name="entry_kind_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class EntryAlias(models.Model):
+    """Another name that resolves to an entry; aliases add no search tokens (seed 003)."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="aliases")
+    name = models.CharField(max_length=255)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "entry aliases"
+        constraints = [
+            models.UniqueConstraint(fields=["agent", "name"], name="entry_alias_unique_per_agent")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} -> {self.entry_id}"

@@ -1,0 +1,65 @@
+"""Reads for entries, always scoped to one agent."""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db.models import Prefetch, QuerySet
+
+from apps.agents.models import Agent
+from apps.core.errors import NotFound
+from apps.core.pagination import Page
+from apps.entries.models import Entry, EntryAlias
+
+
+@dataclass(frozen=True)
+class EntryHit:
+    entry: Entry
+    score: float
+
+
+def _with_aliases(qs: QuerySet[Entry]) -> QuerySet[Entry]:
+    return qs.prefetch_related(Prefetch("aliases", queryset=EntryAlias.objects.order_by("id")))
+
+
+def entry_get(*, agent: Agent, ref: str) -> Entry:
+    """The agent's entry by name or alias; NotFound otherwise."""
+    qs = _with_aliases(Entry.objects.filter(agent=agent))
+    entry = qs.filter(name=ref).first()
+    if entry is None:
+        entry = qs.filter(aliases__name=ref).first()
+    if entry is None:
+        raise NotFound(f"no entry named '{ref}'", loc=["path", "name"])
+    return entry
+
+
+def entries_page(
+    *, agent: Agent, kind: str | None, after_id: int | None, limit: int
+) -> Page[Entry]:
+    """Entries in id order (the monotonic insert order), `limit` per page."""
+    qs = _with_aliases(Entry.objects.filter(agent=agent))
+    if kind:
+        qs = qs.filter(kind=kind)
+    if after_id is not None:
+        qs = qs.filter(id__gt=after_id)
+    rows = list(qs.order_by("id")[: limit + 1])
+    next_cursor = str(rows[limit - 1].id) if len(rows) > limit else None
+    return Page(items=rows[:limit], next_cursor=next_cursor)
+
+
+def documents(*, agent: Agent, names: Iterable[str]) -> dict[str, Entry]:
+    """The named Note/Archive entries that exist, by name (one query)."""
+    return {e.name: e for e in Entry.objects.filter(agent=agent, name__in=list(names))}
+
+
+def entries_all(*, agent: Agent) -> list[Entry]:
+    """Every entry of the agent with its aliases, in id order (export)."""
+    return list(_with_aliases(Entry.objects.filter(agent=agent)).order_by("id"))
+
+
+def entries_search(*, agent: Agent, query: str, limit: int) -> list[EntryHit]:
+    """BM25 over name + content (seed 003), best first with scores; the caller picks a cutoff."""
+    from apps.entries.search import keyword_hits
+
+    hits = keyword_hits(agent=agent, query=query, limit=limit)
+    by_id = _with_aliases(Entry.objects.filter(agent=agent)).in_bulk([h[0] for h in hits])
+    return [EntryHit(entry=by_id[pk], score=score) for pk, score in hits if pk in by_id]

@@ -1,0 +1,1 @@
+"""Entries have no background work yet; compaction (another issue) writes Archive entries."""

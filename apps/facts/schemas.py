@@ -1,0 +1,83 @@
+"""Request and response bodies for facts."""
+
+from datetime import datetime
+from typing import Literal
+
+from ninja import Schema
+from pydantic import Field
+
+
+class FactOut(Schema):
+    id: int
+    category: str
+    key: str
+    value: str
+    source: str
+    importance: float
+    access_count: int
+    last_accessed_at: datetime | None
+    salience: float
+    embedded: bool
+    valid_from: datetime
+    valid_to: datetime | None
+    superseded_by: int | None = Field(None, alias="superseded_by_id")
+    session_id: str | None
+    created_at: datetime
+    updated_at: datetime
+
+    @staticmethod
+    def resolve_category(obj) -> str:
+        return obj.category.name
+
+    @staticmethod
+    def resolve_embedded(obj) -> bool:
+        return bool(obj.embedding_model)
+
+    @staticmethod
+    def resolve_session_id(obj) -> str | None:
+        return str(obj.session_id) if obj.session_id else None
+
+
+class FactPage(Schema):
+    items: list[FactOut]
+    next_cursor: str | None
+
+
+class FactIn(Schema):
+    value: str
+    category: str | None = None
+    key: str | None = Field(None, max_length=200)
+    importance: float | None = Field(None, ge=0.0, le=1.0)
+    source: Literal["agent", "user"] = "agent"
+
+
+class FactPatch(Schema):
+    value: str | None = None
+    category: str | None = None
+    key: str | None = Field(None, max_length=200)
+    importance: float | None = Field(None, ge=0.0, le=1.0)
+    reason: str = Field("", max_length=500)
+    source: Literal["agent", "user"] = "agent"
+
+
+class FactSupersede(Schema):
+    value: str
+    reason: str = Field("", max_length=500)
+    source: Literal["agent", "user"] = "agent"
+
+
+class FactVersionOut(Schema):
+    number: int
+    old_value: str
+    new_value: str
+    changed_by: str
+    reason: str
+    changed_at: datetime
+
+
+class FactSaveOut(Schema):
+    fact: FactOut
+    action: str
+    deduped: bool
+    existing_id: int | None
+    similarity: float | None

@@ -1,0 +1,107 @@
+"""Reads for facts and categories, always scoped to one agent."""
+
+import numpy as np
+from django.db.models import QuerySet
+
+from apps.agents.models import Agent
+from apps.core.errors import NotFound
+from apps.core.pagination import Page
+from apps.facts import text
+from apps.facts.models import Category, Fact, FactVersion
+from apps.facts.vectors import CosineDistance, unit
+
+
+def fact_get(*, agent: Agent, fact_id: int) -> Fact:
+    fact = Fact.objects.select_related("category").filter(agent=agent, pk=fact_id).first()
+    if fact is None:
+        raise NotFound("fact not found", loc=["path", "fact_id"])
+    return fact
+
+
+def facts_page(
+    *,
+    agent: Agent,
+    category: str | None,
+    include_superseded: bool,
+    after_id: int | None,
+    limit: int,
+) -> Page[Fact]:
+    """Facts in id order; current ones only unless `include_superseded`."""
+    qs = Fact.objects.select_related("category").filter(agent=agent).defer("embedding")
+    if not include_superseded:
+        qs = qs.current()
+    if category:
+        qs = qs.filter(category__name=category)
+    if after_id is not None:
+        qs = qs.filter(pk__gt=after_id)
+    rows = list(qs.order_by("id")[: limit + 1])
+    next_cursor = str(rows[limit - 1].pk) if len(rows) > limit else None
+    return Page(items=rows[:limit], next_cursor=next_cursor)
+
+
+def fact_versions(*, fact: Fact) -> QuerySet[FactVersion]:
+    return FactVersion.objects.filter(fact=fact).order_by("number")
+
+
+def categories_nearest(
+    *, agent: Agent, vector: np.ndarray, threshold: float, limit: int
+) -> list[tuple[Category, float]]:
+    """Categories whose name embedding has cosine >= threshold to `vector`, best first.
+
+    An agent has tens of categories, so they are compared in numpy in one pass.
+    """
+    cats = list(Category.objects.filter(agent=agent, embedding__isnull=False))
+    if not cats:
+        return []
+    matrix = np.stack([unit(c.embedding) for c in cats])
+    sims = matrix @ unit(vector)
+    order = sorted(range(len(cats)), key=lambda i: (-float(sims[i]), cats[i].name))
+    return [(cats[i], float(sims[i])) for i in order if float(sims[i]) >= threshold][:limit]
+
+
+def facts_nearest(
+    *, agent: Agent, vector: np.ndarray, category_ids: list[int] | None, k: int
+) -> list[tuple[Fact, float]]:
+    """Current facts by cosine similarity to `vector`, best first (exact, no ANN index)."""
+    qs = Fact.objects.current().filter(agent=agent, embedding__isnull=False)
+    if category_ids is not None:
+        qs = qs.filter(category_id__in=category_ids)
+    rows = (
+        qs.select_related("category")
+        .defer("embedding")
+        .annotate(distance=CosineDistance("embedding", vector))
+        .order_by("distance", "id")[:k]
+    )
+    return [(fact, 1.0 - float(fact.distance)) for fact in rows]
+
+
+def facts_keyword(
+    *, agent: Agent, query: str, category_ids: list[int] | None, k: int
+) -> list[tuple[Fact, float]]:
+    """Fallback when no embedding is available: facts sharing query words, by overlap share."""
+    words = set(text.normalize(query).split())
+    if not words:
+        return []
+    qs = Fact.objects.current().filter(agent=agent).select_related("category").defer("embedding")
+    if category_ids is not None:
+        qs = qs.filter(category_id__in=category_ids)
+    scored = []
+    for fact in qs.iterator(chunk_size=500):
+        overlap = len(words & set(text.normalize(fact.value).split())) / len(words)
+        if overlap > 0:
+            scored.append((fact, overlap))
+    scored.sort(key=lambda pair: (-pair[1], pair[0].pk))
+    return scored[:k]
+
+
+def facts_salient(*, agent: Agent, threshold: float, limit: int) -> list[Fact]:
+    """Current facts whose cached salience is >= threshold, most salient first."""
+    if limit <= 0:
+        return []
+    return list(
+        Fact.objects.current()
+        .filter(agent=agent, salience__gte=threshold)
+        .select_related("category")
+        .defer("embedding")
+        .order_by("-salience", "id")[:limit]
+    )

@@ -1,0 +1,141 @@
+"""Request and response bodies for the memory tools and get_context."""
+
+import uuid
+from datetime import datetime
+
+from ninja import Schema
+from pydantic import Field
+
+from apps.facts.schemas import FactOut
+
+
+class SaveIn(Schema):
+    content: str
+    category: str | None = None
+    key: str | None = Field(None, max_length=200)
+    importance: float | None = Field(None, ge=0.0, le=1.0)
+    session_id: str | None = Field(None, max_length=200)
+
+
+class SaveOut(Schema):
+    fact: FactOut
+    action: str
+    deduped: bool
+    existing_id: int | None
+    similarity: float | None
+    log: str
+
+
+class RecallIn(Schema):
+    query: str = Field(..., max_length=4000)
+    category: str | None = None
+    k: int | None = Field(None, ge=1, le=100)
+
+
+class RecallHitOut(Schema):
+    fact: FactOut
+    similarity: float
+    score: float
+    tier: str
+
+
+class RecallOut(Schema):
+    items: list[RecallHitOut]
+    categories: list[str]
+    fell_back: bool
+
+
+class SearchIn(Schema):
+    query: str = Field(..., max_length=4000)
+    k: int | None = Field(None, ge=1, le=100)
+
+
+class SearchHitOut(Schema):
+    source: str
+    id: int
+    name: str
+    content: str
+    score: float
+    legs: dict[str, float]
+
+
+class SearchOut(Schema):
+    items: list[SearchHitOut]
+
+
+class ContextIn(Schema):
+    session_id: str = Field(..., max_length=200)
+    query: str | None = Field(None, max_length=16000)
+    max_tokens: int | None = Field(None, ge=1, le=10_000_000)
+
+
+class PartOut(Schema):
+    kind: str
+    name: str
+    content: str
+    tokens: int
+
+
+class ContextFactOut(Schema):
+    id: int
+    category: str
+    key: str
+    value: str
+    importance: float
+    salience: float
+    tokens: int
+
+
+class ContextMessageOut(Schema):
+    id: uuid.UUID
+    role: str
+    name: str
+    content: str
+    created_at: datetime
+    importance: float
+    tokens: int
+    legs: list[str]
+    similarity: float | None
+    truncated: bool
+
+
+class SystemOut(Schema):
+    parts: list[PartOut]
+    facts: list[ContextFactOut]
+    tokens: int
+
+
+class TokensOut(Schema):
+    system: int
+    facts: int
+    messages: int
+    total: int
+
+
+class UsageOut(Schema):
+    max_tokens: int
+    used_tokens: int
+    required_tokens: int
+    ratio: float
+    flush_ratio: float
+    compact_ratio: float
+    flush_recommended: bool
+    compact_required: bool
+
+
+class DroppedOut(Schema):
+    kind: str
+    name: str
+    tokens: int
+
+
+class ContextOut(Schema):
+    session_id: uuid.UUID
+    query: str | None
+    system: SystemOut
+    messages: list[ContextMessageOut]
+    tokens: TokensOut
+    usage: UsageOut
+    dropped: list[DroppedOut]
+    warnings: list[str]
+    token_counter: str

@@ -1,0 +1,85 @@
+"""What every search backend provides, and the table naming both the backends and the
+migration operations (apps/search/operations.py) agree on."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from django.db.models import QuerySet
+
+from apps.search.corpora import Corpus
+from apps.search.ranking import Hit
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A table's columns as the index DDL needs them (built from a possibly historical model)."""
+
+    table: str
+    pk_column: str
+    pk_type: str
+    agent_column: str
+    text_columns: tuple[str, ...] = ()
+    vector_column: str | None = None
+    dimensions: int | None = None
+
+
+def fts_table(table: str) -> str:
+    return f"{table}_fts"
+
+
+def vec_table(table: str) -> str:
+    return f"{table}_vec"
+
+
+def bm25_tables(table: str) -> tuple[str, str, str]:
+    """PostgreSQL: per-document tsvectors, per-(agent, term) df, per-agent N and total length."""
+    return f"{table}_bm25doc", f"{table}_bm25term", f"{table}_bm25agent"
+
+
+def hnsw_index(table: str, column: str) -> str:
+    return f"{table}_{column}_hnsw"[:63]
+
+
+class SearchBackend(Protocol):
+    """Search legs over a registered corpus, always scoped to one agent.
+
+    `queryset` (of the corpus model) further restricts candidates: session, role, time and
+    metadata filters. Hits come back best first; scores are the leg's own (BM25 > 0,
+    cosine similarity in [-1, 1]).
+    """
+
+    vendor: str
+
+    def keyword(
+        self,
+        corpus: Corpus,
+        *,
+        agent_id: int,
+        query: str,
+        limit: int,
+        queryset: QuerySet | None = None,
+    ) -> list[Hit]:
+        """BM25 (k1 1.2, b 0.75) over the corpus's text fields, OR semantics over units."""
+        ...
+
+    def vector(
+        self,
+        corpus: Corpus,
+        *,
+        agent_id: int,
+        vector: Sequence[float],
+        limit: int,
+        model_name: str | None = None,
+        queryset: QuerySet | None = None,
+    ) -> list[Hit]:
+        """Nearest neighbours by cosine; score is cosine similarity."""
+        ...
+
+
+def restrict_sql(queryset: QuerySet | None, alias: str, pk_column: str) -> tuple[str, list[Any]]:
+    """` AND alias.pk IN (<queryset's pks>)`, or nothing without a queryset."""
+    if queryset is None:
+        return "", []
+    sql, params = queryset.order_by().values("pk").query.sql_with_params()
+    return f" AND {alias}.{pk_column} IN ({sql})", list(params)

@@ -1,0 +1,180 @@
+"""SQLite: FTS5 external-content tables ranked by bm25(), sqlite-vec vec0 for vectors.
+
+Both side tables are keyed by the source table's rowid and kept in sync by triggers. A
+table rebuild (VACUUM renumbering rowids of tables without an INTEGER PRIMARY KEY, or a
+Django migration that remakes the table) needs `rebuild_sql` to be run afterwards.
+"""
+
+from collections.abc import Sequence
+
+import numpy as np
+from django.db import connection
+from django.db.models import QuerySet
+
+from apps.search import query as q
+from apps.search.backends.base import TableSpec, fts_table, restrict_sql, vec_table
+from apps.search.corpora import Corpus
+from apps.search.ranking import Hit
+
+TOKENIZE = "porter unicode61 remove_diacritics 2"
+
+
+def _quote(token: str) -> str:
+    return '"' + token.replace('"', '""') + '"'
+
+
+def match_expression(units: Sequence[q.Unit]) -> str:
+    """An FTS5 MATCH string in which every token is quoted: OR over the units."""
+    parts = []
+    for unit in units:
+        if unit.kind == "phrase":
+            parts.append(_quote(" ".join(unit.words)))
+        elif unit.kind == "prefix":
+            parts.append(_quote(unit.words[0]) + "*")
+        else:
+            parts.append(_quote(unit.words[0]))
+    return " OR ".join(parts)
+
+
+# --- DDL (used by apps/search/operations.py) -----------------------------------------------
+def keyword_index_sql(spec: TableSpec) -> list[str]:
+    fts, t, cols = fts_table(spec.table), spec.table, spec.text_columns
+    col_list = ", ".join(cols)
+    new_vals = ", ".join(f"new.{c}" for c in cols)
+    old_vals = ", ".join(f"old.{c}" for c in cols)
+    return [
+        f"CREATE VIRTUAL TABLE {fts} USING fts5({col_list}, content='{t}', "
+        f"content_rowid='rowid', tokenize='{TOKENIZE}')",
+        f"CREATE TRIGGER {fts}_ai AFTER INSERT ON {t} BEGIN "
+        f"INSERT INTO {fts}(rowid, {col_list}) VALUES (new.rowid, {new_vals}); END",
+        f"CREATE TRIGGER {fts}_ad AFTER DELETE ON {t} BEGIN "
+        f"INSERT INTO {fts}({fts}, rowid, {col_list}) VALUES ('delete', old.rowid, {old_vals}); "
+        f"END",
+        f"CREATE TRIGGER {fts}_au AFTER UPDATE OF {col_list} ON {t} BEGIN "
+        f"INSERT INTO {fts}({fts}, rowid, {col_list}) VALUES ('delete', old.rowid, {old_vals}); "
+        f"INSERT INTO {fts}(rowid, {col_list}) VALUES (new.rowid, {new_vals}); END",
+        f"INSERT INTO {fts}({fts}) VALUES ('rebuild')",
+    ]
+
+
+def drop_keyword_index_sql(spec: TableSpec) -> list[str]:
+    fts = fts_table(spec.table)
+    return [f"DROP TRIGGER IF EXISTS {fts}_{s}" for s in ("ai", "ad", "au")] + [
+        f"DROP TABLE IF EXISTS {fts}"
+    ]
+
+
+def vector_index_sql(spec: TableSpec) -> list[str]:
+    vec, t, v, a = vec_table(spec.table), spec.table, spec.vector_column, spec.agent_column
+    insert = f"INSERT INTO {vec}(rowid, agent_id, embedding)"
+    return [
+        f"CREATE VIRTUAL TABLE {vec} USING vec0(agent_id integer partition key, "
+        f"embedding float[{spec.dimensions}] distance_metric=cosine)",
+        f"CREATE TRIGGER {vec}_ai AFTER INSERT ON {t} WHEN new.{v} IS NOT NULL BEGIN "
+        f"{insert} VALUES (new.rowid, new.{a}, new.{v}); END",
+        f"CREATE TRIGGER {vec}_au AFTER UPDATE OF {v} ON {t} BEGIN "
+        f"DELETE FROM {vec} WHERE rowid = old.rowid; "
+        f"{insert} SELECT new.rowid, new.{a}, new.{v} WHERE new.{v} IS NOT NULL; END",
+        f"CREATE TRIGGER {vec}_ad AFTER DELETE ON {t} BEGIN "
+        f"DELETE FROM {vec} WHERE rowid = old.rowid; END",
+        f"{insert} SELECT rowid, {a}, {v} FROM {t} WHERE {v} IS NOT NULL",
+    ]
+
+
+def drop_vector_index_sql(spec: TableSpec) -> list[str]:
+    vec = vec_table(spec.table)
+    return [f"DROP TRIGGER IF EXISTS {vec}_{s}" for s in ("ai", "au", "ad")] + [
+        f"DROP TABLE IF EXISTS {vec}"
+    ]
+
+
+def rebuild_sql(spec: TableSpec) -> list[str]:
+    """Re-derive both side tables from the source table (after a VACUUM or table remake)."""
+    out = [f"INSERT INTO {fts_table(spec.table)}({fts_table(spec.table)}) VALUES ('rebuild')"]
+    if spec.vector_column:
+        out.append(f"DELETE FROM {vec_table(spec.table)}")
+        out.append(vector_index_sql(spec)[-1])
+    return out
+
+
+# --- queries -------------------------------------------------------------------------------
+class SQLiteBackend:
+    vendor = "sqlite"
+
+    def keyword(
+        self,
+        corpus: Corpus,
+        *,
+        agent_id: int,
+        query: str,
+        limit: int,
+        queryset: QuerySet | None = None,
+    ) -> list[Hit]:
+        """FTS5 bm25() (negated, so higher is better); ties by primary key."""
+        units = q.parse(query)
+        if not units:
+            return []
+        fts, t, pk = fts_table(corpus.table), corpus.table, corpus.pk_column
+        extra, params = restrict_sql(queryset, "m", pk)
+        sql = (
+            f"SELECT m.{pk}, -bm25({fts}) AS score FROM {fts} "
+            f"JOIN {t} m ON m.rowid = {fts}.rowid "
+            f"WHERE {fts} MATCH %s AND m.{corpus.agent_column} = %s{extra} "
+            f"ORDER BY score DESC, m.{pk} LIMIT %s"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [match_expression(units), agent_id, *params, limit])
+            rows = cursor.fetchall()
+        return [Hit(object_id=_pk(corpus, r[0]), score=float(r[1]), leg="bm25") for r in rows]
+
+    def vector(
+        self,
+        corpus: Corpus,
+        *,
+        agent_id: int,
+        vector: Sequence[float],
+        limit: int,
+        model_name: str | None = None,
+        queryset: QuerySet | None = None,
+    ) -> list[Hit]:
+        """vec0 KNN inside the agent's partition; with a queryset, exact scan of its rows."""
+        blob = np.asarray(vector, dtype=np.float32).tobytes()
+        t, pk, a = corpus.table, corpus.pk_column, corpus.agent_column
+        v = corpus.column(corpus.vector_field)
+        model_col = corpus.column(corpus.model_field) if corpus.model_field else None
+        if queryset is None:
+            # vec0 KNN inside the agent's partition. Rows of another embedding model (during
+            # a re-embed) make it fall through to the exact scan below.
+            select_model = f", m.{model_col}" if model_col else ", NULL"
+            sql = (
+                f"SELECT m.{pk}, 1.0 - knn.distance{select_model} FROM ("
+                f"SELECT rowid, distance FROM {vec_table(t)} "
+                f"WHERE embedding MATCH %s AND k = %s AND agent_id = %s) knn "
+                f"JOIN {t} m ON m.rowid = knn.rowid ORDER BY knn.distance, m.{pk}"
+            )
+            with connection.cursor() as cursor:
+                cursor.execute(sql, [blob, limit, agent_id])
+                rows = cursor.fetchall()
+            if model_name is None or all(r[2] == model_name for r in rows):
+                return [
+                    Hit(object_id=_pk(corpus, r[0]), score=float(r[1]), leg="vector")
+                    for r in rows
+                ]
+        # Filters make KNN-then-filter lose results; the filtered set is scanned exactly.
+        model_sql, model_params = "", []
+        if model_name is not None and model_col:
+            model_sql, model_params = f" AND m.{model_col} = %s", [model_name]
+        extra, rparams = restrict_sql(queryset, "m", pk)
+        sql = (
+            f"SELECT m.{pk}, 1.0 - vec_distance_cosine(m.{v}, %s) AS score FROM {t} m "
+            f"WHERE m.{a} = %s AND m.{v} IS NOT NULL{model_sql}{extra} "
+            f"ORDER BY score DESC, m.{pk} LIMIT %s"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [blob, agent_id, *model_params, *rparams, limit])
+            rows = cursor.fetchall()
+        return [Hit(object_id=_pk(corpus, r[0]), score=float(r[1]), leg="vector") for r in rows]
+
+
+def _pk(corpus: Corpus, raw: object) -> object:
+    return corpus.model._meta.pk.to_python(raw)

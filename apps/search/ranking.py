@@ -1,0 +1,67 @@
+"""Rank fusion and the BM25 formula shared by the backends."""
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+# Okapi BM25 parameters (the issue fixes them; FTS5's bm25() uses the same defaults).
+K1 = 1.2
+B = 0.75
+# Reciprocal-rank-fusion constant (Cormack et al. 2009; pgvector's hybrid example).
+RRF_K = 60
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One result of one leg: the object's primary key, its score in that leg, the leg name."""
+
+    object_id: Any
+    score: float
+    leg: str  # "bm25" | "vector" | "contains"
+
+
+@dataclass(frozen=True)
+class LegRank:
+    rank: int  # 1-based rank inside the leg
+    score: float  # the leg's own score (BM25, cosine, 1.0 for contains)
+
+
+@dataclass(frozen=True)
+class FusedHit:
+    """A hit after fusion: the fused score and, per leg that found it, its rank and score."""
+
+    object_id: Any
+    score: float
+    legs: dict[str, LegRank] = field(default_factory=dict)
+
+
+def bm25_idf(n_docs: int, doc_freq: int) -> float:
+    """FTS5's idf: log((N - n + 0.5) / (n + 0.5)), floored at 1e-6 so common terms still count."""
+    idf = math.log((n_docs - doc_freq + 0.5) / (doc_freq + 0.5))
+    return idf if idf > 0.0 else 1e-6
+
+
+def bm25_term(idf: float, tf: float, doc_len: float, avg_len: float) -> float:
+    """One term's BM25 contribution (k1 = 1.2, b = 0.75)."""
+    if tf <= 0:
+        return 0.0
+    return idf * (tf * (K1 + 1.0)) / (tf + K1 * (1.0 - B + B * doc_len / avg_len))
+
+
+def rrf(
+    *rankings: Sequence[Hit], k: int = RRF_K, weights: Sequence[float] | None = None
+) -> list[FusedHit]:
+    """Reciprocal-rank fusion: score = sum over legs of weight / (k + rank), best first.
+
+    Each ranking is one leg's hits, best first. Ties keep the order of first appearance.
+    """
+    weights = list(weights) if weights is not None else [1.0] * len(rankings)
+    scores: dict[Any, float] = {}
+    legs: dict[Any, dict[str, LegRank]] = {}
+    for ranking, weight in zip(rankings, weights, strict=True):
+        for rank, hit in enumerate(ranking, start=1):
+            scores[hit.object_id] = scores.get(hit.object_id, 0.0) + weight / (k + rank)
+            legs.setdefault(hit.object_id, {})[hit.leg] = LegRank(rank=rank, score=hit.score)
+    order = sorted(scores, key=lambda oid: -scores[oid])  # stable: first appearance on ties
+    return [FusedHit(object_id=oid, score=scores[oid], legs=legs[oid]) for oid in order]
