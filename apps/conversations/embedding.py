@@ -112,7 +112,8 @@ def messages_embed(*, message_ids: Sequence[uuid.UUID], force: bool = False) -> 
 def messages_pending_ids(*, limit: int) -> list[uuid.UUID]:
     """Messages still without a vector and under the attempt limit, oldest attempts first."""
     qs = Message.objects.filter(embedding__isnull=True, embedding_attempts__lt=max_attempts())
-    return list(qs.order_by("embedding_attempts", "created_at").values_list("pk", flat=True)[:limit])
+    qs = qs.order_by("embedding_attempts", "created_at")
+    return list(qs.values_list("pk", flat=True)[:limit])
 
 
 def messages_stale_ids(*, label: str, agent_id: int | None = None) -> list[uuid.UUID]:

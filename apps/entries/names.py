@@ -63,7 +63,8 @@ def validate_name(name: object, *, loc: list[str | int]) -> str:
         raise InvalidInput("name must not have empty or '.' path segments", loc=loc)
     if segments[0] == META_DIR:
         raise InvalidInput(f"names under '{META_DIR}/' are reserved", loc=loc)
-    if name in ROUTE_NAMES:
+    if name in ROUTE_NAMES or (len(segments) > 1 and segments[-1] == "aliases"):
+        # /entries/search and /entries/<name>/aliases are API routes.
         raise InvalidInput(f"'{name}' is reserved by the API", loc=loc)
     return name
 

@@ -6,9 +6,9 @@ from django.db.models import QuerySet
 from apps.agents.models import Agent
 from apps.core.errors import NotFound
 from apps.core.pagination import Page
-from apps.facts import text
 from apps.facts.models import Category, Fact, FactVersion
-from apps.facts.vectors import CosineDistance, unit
+from apps.facts.vectors import unit
+from apps.search.legs import keyword_search, vector_search
 
 
 def fact_get(*, agent: Agent, fact_id: int) -> Fact:
@@ -59,39 +59,41 @@ def categories_nearest(
     return [(cats[i], float(sims[i])) for i in order if float(sims[i]) >= threshold][:limit]
 
 
+def _current(agent: Agent, category_ids: list[int] | None) -> QuerySet[Fact]:
+    qs = Fact.objects.current().filter(agent=agent)
+    if category_ids is not None:
+        qs = qs.filter(category_id__in=category_ids)
+    return qs
+
+
+def _load(agent: Agent, hits: list) -> list[tuple[Fact, float]]:
+    facts = (
+        Fact.objects.filter(agent=agent)
+        .select_related("category")
+        .defer("embedding")
+        .in_bulk([h.object_id for h in hits])
+    )
+    return [(facts[h.object_id], float(h.score)) for h in hits if h.object_id in facts]
+
+
 def facts_nearest(
     *, agent: Agent, vector: np.ndarray, category_ids: list[int] | None, k: int
 ) -> list[tuple[Fact, float]]:
-    """Current facts by cosine similarity to `vector`, best first (exact, no ANN index)."""
-    qs = Fact.objects.current().filter(agent=agent, embedding__isnull=False)
-    if category_ids is not None:
-        qs = qs.filter(category_id__in=category_ids)
-    rows = (
-        qs.select_related("category")
-        .defer("embedding")
-        .annotate(distance=CosineDistance("embedding", vector))
-        .order_by("distance", "id")[:k]
+    """Current facts by cosine similarity to `vector`, best first (the "facts" corpus)."""
+    hits = vector_search(
+        "facts", agent_id=agent.pk, vector=vector, limit=k, queryset=_current(agent, category_ids)
     )
-    return [(fact, 1.0 - float(fact.distance)) for fact in rows]
+    return _load(agent, hits)
 
 
 def facts_keyword(
     *, agent: Agent, query: str, category_ids: list[int] | None, k: int
 ) -> list[tuple[Fact, float]]:
-    """Fallback when no embedding is available: facts sharing query words, by overlap share."""
-    words = set(text.normalize(query).split())
-    if not words:
-        return []
-    qs = Fact.objects.current().filter(agent=agent).select_related("category").defer("embedding")
-    if category_ids is not None:
-        qs = qs.filter(category_id__in=category_ids)
-    scored = []
-    for fact in qs.iterator(chunk_size=500):
-        overlap = len(words & set(text.normalize(fact.value).split())) / len(words)
-        if overlap > 0:
-            scored.append((fact, overlap))
-    scored.sort(key=lambda pair: (-pair[1], pair[0].pk))
-    return scored[:k]
+    """Current facts by BM25 over key + value, best first (the "facts" corpus)."""
+    hits = keyword_search(
+        "facts", agent_id=agent.pk, query=query, limit=k, queryset=_current(agent, category_ids)
+    )
+    return _load(agent, hits)
 
 
 def facts_salient(*, agent: Agent, threshold: float, limit: int) -> list[Fact]:

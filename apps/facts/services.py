@@ -23,6 +23,7 @@ from apps.facts import selectors, text
 from apps.facts.models import GENERAL, Category, Fact, FactVersion, Source
 from apps.facts.salience import salience
 from apps.providers.embeddings import EmbeddingError, get_embedder
+from apps.search.corpora import vector_label
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ def embed(value: str) -> Embedding:
     except EmbeddingError as exc:
         logger.warning("fact embedding failed: %s", exc)
         return Embedding(vector=None, model="", error=str(exc)[:1000] or "embedding failed")
-    return Embedding(vector=vector, model=embedder.name, error="")
+    return Embedding(vector=vector, model=vector_label(embedder), error="")
 
 
 # --- validation ---------------------------------------------------------------------------

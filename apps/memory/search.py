@@ -1,4 +1,4 @@
-"""The memory app's one wiring point to the search layer (apps/search)."""
+"""The memory app's wiring to the search layer (apps/search): messages, entries, facts."""
 
 import numpy as np
 
@@ -6,20 +6,26 @@ from apps.agents.models import Agent
 from apps.conversations.models import Message, Session
 from apps.entries.search import keyword_hits
 from apps.facts import selectors as fact_selectors
-from apps.facts.vectors import CosineDistance
+from apps.search.legs import vector_search
 
 
 def message_vector_hits(
-    *, agent: Agent, session: Session, vector: np.ndarray, model: str, limit: int
+    *, agent: Agent, session: Session, vector: np.ndarray, limit: int
 ) -> list[tuple[Message, float]]:
-    """The session's messages nearest to `vector` by cosine, best first."""
-    qs = (
-        Message.objects.filter(session=session, embedding__isnull=False)
-        .defer("embedding")
-        .annotate(distance=CosineDistance("embedding", vector))
-        .order_by("distance", "id")[:limit]
+    """The session's messages nearest to `vector` by cosine, best first ("messages" corpus)."""
+    hits = vector_search(
+        "messages",
+        agent_id=agent.pk,
+        vector=vector,
+        limit=limit,
+        queryset=Message.objects.filter(session=session),
     )
-    return [(m, 1.0 - float(m.distance)) for m in qs]
+    rows = (
+        Message.objects.filter(session=session)
+        .defer("embedding")
+        .in_bulk([h.object_id for h in hits])
+    )
+    return [(rows[h.object_id], float(h.score)) for h in hits if h.object_id in rows]
 
 
 def entry_keyword_hits(*, agent: Agent, query: str, limit: int) -> list[tuple[int, float]]:
@@ -28,7 +34,7 @@ def entry_keyword_hits(*, agent: Agent, query: str, limit: int) -> list[tuple[in
 
 
 def fact_keyword_hits(*, agent: Agent, query: str, limit: int) -> list[tuple[int, float]]:
-    """(fact id, keyword score) best first, current facts only."""
+    """(fact id, BM25 over key + value) best first, current facts only."""
     hits = fact_selectors.facts_keyword(agent=agent, query=query, category_ids=None, k=limit)
     return [(f.pk, score) for f, score in hits]
 

@@ -173,9 +173,29 @@ CELERY_BEAT_SCHEDULE: dict = {
         "schedule": 300.0,
         "options": {"expires": 290},
     },
+    # Every 10 minutes: embed facts saved while the embedder was down (facts.embed_pending).
+    "embed-pending-facts": {
+        "task": "facts.embed_pending",
+        "schedule": 600.0,
+        "options": {"expires": 590},
+    },
+    # Hourly: decay the cached salience of facts, so get_context's preselection stays tight.
+    "refresh-fact-salience": {
+        "task": "facts.refresh_salience",
+        "schedule": 3600.0,
+        "options": {"expires": 3500},
+    },
 }
 
 # --- memoryhub ---------------------------------------------------------------------------
+# get_context's system part, in budget priority order (apps/memory/context/providers.py);
+# a later learnings provider (error memory with TTL) is added here.
+MEMORYHUB_CONTEXT_PROVIDERS = [
+    "apps.memory.context.providers.workspace_documents",
+    "apps.memory.context.providers.rolling_summary",
+    "apps.memory.context.providers.learnings_files",
+    "apps.memory.context.providers.salient_facts",
+]
 MEMORYHUB_PUBLIC_URL = env.str("MEMORYHUB_PUBLIC_URL", default="http://127.0.0.1:8000")
 # Largest batch of messages in one append.
 MEMORYHUB_MAX_BATCH_MESSAGES = env.int("MEMORYHUB_MAX_BATCH_MESSAGES", default=1000)

@@ -9,6 +9,11 @@ os.environ.setdefault("MEMORYHUB_DATA_DIR", tempfile.mkdtemp(prefix="memoryhub-t
 from memoryhub.settings.base import *  # noqa: F403
 from memoryhub.settings.base import MEMORYHUB_PROVIDERS
 
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A file, not pytest-django's shared-cache in-memory database: shared cache locks whole
+    # tables ("database table is locked") when a real worker thread writes, and WAL and the
+    # busy timeout, which production relies on, only exist for files.
+    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns when it is missing
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STORAGES = {

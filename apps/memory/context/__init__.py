@@ -59,7 +59,7 @@ class Context:
         return self.ratio >= self.request.config.compact_ratio
 
 
-def providers() -> list[SystemProvider]:
+def system_providers() -> list[SystemProvider]:
     paths = getattr(settings, "MEMORYHUB_CONTEXT_PROVIDERS", None) or DEFAULT_PROVIDERS
     return [import_string(path) for path in paths]
 
@@ -75,7 +75,7 @@ def _truncate(text: str, budget: int) -> tuple[str, int]:
             lo = mid
         else:
             hi = mid - 1
-    cut = text[:lo]
+    cut = text[:lo].rstrip()
     return cut, count_tokens(cut)
 
 
@@ -92,7 +92,7 @@ def get_context(
         max_tokens=max_tokens or config.context_max_tokens,
     )
     parts: list[Part] = []
-    for provider in providers():
+    for provider in system_providers():
         parts.extend(provider(request))
     for part, n in zip(parts, count_tokens_batch([p.content for p in parts]), strict=True):
         part.tokens = n

@@ -39,17 +39,17 @@ def relevance(request: ContextRequest) -> tuple[list[tuple[Message, float]], str
     emb = embed(request.query)
     if emb.vector is None:
         return [], f"relevance leg skipped: {emb.error}"
-    hits = _nearest_messages(request, emb.vector, emb.model, limit)
+    hits = _nearest_messages(request, emb.vector, limit)
     threshold = request.config.relevance_threshold
     return [(m, s) for m, s in hits if s > threshold], ""
 
 
 def _nearest_messages(
-    request: ContextRequest, vector: np.ndarray, model: str, limit: int
+    request: ContextRequest, vector: np.ndarray, limit: int
 ) -> list[tuple[Message, float]]:
     """The session's nearest messages by cosine: the search layer's "messages" corpus."""
     from apps.memory.search import message_vector_hits
 
     return message_vector_hits(
-        agent=request.agent, session=request.session, vector=vector, model=model, limit=limit
+        agent=request.agent, session=request.session, vector=vector, limit=limit
     )

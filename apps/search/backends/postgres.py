@@ -1,3 +1,4 @@
+# ruff: noqa: S608 - identifiers come from model metadata; user values are parameters.
 """PostgreSQL: BM25 computed from maintained term statistics, pgvector HNSW for vectors.
 
 `ts_rank` is not BM25, so three side tables per corpus, kept exact by triggers, hold what
@@ -257,7 +258,8 @@ class PostgresBackend:
             rows = cursor.fetchall()
         scored = []
         for pk, length, lexemes, positions in rows:
-            pos = {lx: [int(p) for p in ps.split(",")] for lx, ps in zip(lexemes, positions)}
+            pairs = zip(lexemes, positions, strict=True)
+            pos = {lx: [int(p) for p in ps.split(",")] for lx, ps in pairs}
             score = 0.0
             for unit in resolved:
                 kind, lex = unit

@@ -1,3 +1,4 @@
+# ruff: noqa: S608 - identifiers come from model metadata; user values are parameters.
 """SQLite: FTS5 external-content tables ranked by bm25(), sqlite-vec vec0 for vectors.
 
 Both side tables are keyed by the source table's rowid and kept in sync by triggers. A
@@ -157,8 +158,7 @@ class SQLiteBackend:
                 rows = cursor.fetchall()
             if model_name is None or all(r[2] == model_name for r in rows):
                 return [
-                    Hit(object_id=_pk(corpus, r[0]), score=float(r[1]), leg="vector")
-                    for r in rows
+                    Hit(object_id=_pk(corpus, r[0]), score=float(r[1]), leg="vector") for r in rows
                 ]
         # Filters make KNN-then-filter lose results; the filtered set is scanned exactly.
         model_sql, model_params = "", []

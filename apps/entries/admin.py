@@ -1,0 +1,23 @@
+from django.contrib import admin
+
+from apps.entries.models import Entry, EntryAlias
+
+
+class EntryAliasInline(admin.TabularInline):
+    model = EntryAlias
+    extra = 0
+    fields = ["name", "created_at"]
+    readonly_fields = ["name", "created_at"]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False  # aliases are added through the API so collisions are checked
+
+
+@admin.register(Entry)
+class EntryAdmin(admin.ModelAdmin):
+    list_display = ["name", "agent", "kind", "needs_compression", "created_at", "updated_at"]
+    list_filter = ["kind", "needs_compression", "agent"]
+    search_fields = ["name", "content", "aliases__name"]
+    readonly_fields = ["agent", "name", "kind", "needs_compression", "created_at", "updated_at"]
+    inlines = [EntryAliasInline]
+    date_hierarchy = "created_at"

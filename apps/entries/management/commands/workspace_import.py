@@ -1,0 +1,37 @@
+"""Load a workspace archive into an agent; existing names are overwritten only with --force."""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from apps.agents.models import Agent
+from apps.core.errors import ApplicationError
+from apps.entries.workspace import workspace_import
+
+
+class Command(BaseCommand):
+    help = "Import a workspace .tar.gz (as written by workspace_export) into an agent."
+
+    def add_arguments(self, parser):
+        parser.add_argument("agent", help="the agent's slug")
+        parser.add_argument("archive", help="path of the .tar.gz")
+        parser.add_argument(
+            "--force", action="store_true", help="overwrite entries whose names already exist"
+        )
+
+    def handle(self, *args, agent: str, archive: str, force: bool, **options):
+        found = Agent.objects.filter(slug=agent).first()
+        if found is None:
+            raise CommandError(f"no agent '{agent}'")
+        try:
+            data = Path(archive).read_bytes()
+        except OSError as exc:
+            raise CommandError(f"cannot read {archive}: {exc}") from exc
+        try:
+            result = workspace_import(agent=found, data=data, force=force)
+        except ApplicationError as exc:
+            raise CommandError(exc.message) from exc
+        self.stdout.write(
+            f"imported {len(result.names)} entries "
+            f"({result.created} created, {result.overwritten} overwritten)"
+        )

@@ -1,0 +1,222 @@
+"""LoCoMo retrieval benchmark against a running memoryhub server, through the HTTP API only.
+
+Each conversation is ingested as one agent (keys from --keys, or agents created with
+`manage.py create_agent` when --create-agents is given), one memoryhub session per LoCoMo
+session, `created_at` from the session dates, `metadata.dia_id` on every turn. Every question
+of categories 1-4 is asked agent-wide in each mode; hits map back to dia_ids.
+
+    .venv/bin/python bench/locomo.py --url http://127.0.0.1:8102 --create-agents \
+        --modes hybrid,keyword,semantic,contains --out var/locomo.json
+"""
+
+import argparse
+import http.client
+import json
+import re
+import statistics
+import subprocess
+import sys
+import time
+import urllib.parse
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared/bench/locomo/locomo-dev.json"
+KS = (1, 5, 10, 20)
+
+
+class Client:
+    """A keep-alive JSON client (latency is measured per request, as the client sees it)."""
+
+    def __init__(self, url: str, key: str) -> None:
+        parts = urllib.parse.urlsplit(url)
+        self.host, self.port = parts.hostname, parts.port or 80
+        self.key = key
+        self.conn = http.client.HTTPConnection(self.host, self.port, timeout=120)
+
+    def call(self, method: str, path: str, body=None) -> tuple[int, dict, float]:
+        data = json.dumps(body).encode() if body is not None else None
+        headers = {"Authorization": f"Bearer {self.key}", "Content-Type": "application/json"}
+        for attempt in range(2):
+            try:
+                start = time.perf_counter()
+                self.conn.request(method, "/api/v1" + path, body=data, headers=headers)
+                response = self.conn.getresponse()
+                raw = response.read()
+                elapsed = time.perf_counter() - start
+                return response.status, json.loads(raw or b"{}"), elapsed
+            except (http.client.HTTPException, ConnectionError):
+                self.conn.close()
+                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=120)
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+
+def parse_date(text: str) -> datetime:
+    """'1:56 pm on 8 May, 2023' -> aware UTC datetime."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def turn_text(turn: dict) -> str:
+    """The message content: the turn's text, plus the caption of an image it shared."""
+    text = turn.get("text", "")
+    if turn.get("blip_caption"):
+        text = f"{text} [shares an image: {turn['blip_caption']}]"
+    return text
+
+
+def sessions_of(conv: dict) -> list[tuple[int, datetime, list[dict]]]:
+    out = []
+    for key, turns in conv.items():
+        m = re.fullmatch(r"session_(\d+)", key)
+        if m and isinstance(turns, list) and turns:
+            out.append((int(m.group(1)), parse_date(conv[f"{key}_date_time"]), turns))
+    return sorted(out)
+
+
+def ingest(client: Client, sample: dict) -> int:
+    count = 0
+    for number, start, turns in sessions_of(sample["conversation"]):
+        key = f"{sample['sample_id']}-s{number}"
+        status, body, _ = client.call("POST", "/sessions", {"key": key, "title": key})
+        assert status in (200, 201), (status, body)
+        messages = [
+            {
+                "role": "user",
+                "name": t["speaker"],
+                "content": turn_text(t),
+                "created_at": (start + timedelta(seconds=i)).isoformat(),
+                "metadata": {"dia_id": t["dia_id"]},
+                "idempotency_key": t["dia_id"],
+            }
+            for i, t in enumerate(turns)
+        ]
+        status, body, _ = client.call("POST", f"/sessions/{key}/messages", {"messages": messages})
+        assert status == 201, (status, body)
+        count += len(messages)
+    return count
+
+
+def wait_embedded(client: Client, total: int, timeout: float = 1800) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        _, status, _ = client.call("GET", "/search/status")
+        if status["embedded"] >= total or time.monotonic() > deadline:
+            return status
+        time.sleep(1)
+
+
+def evidence_ids(qa: dict) -> list[str]:
+    out = []
+    for item in qa.get("evidence", []):
+        out.extend(x.strip() for x in re.split(r"[;,]", item) if x.strip())
+    return [x for x in out if re.fullmatch(r"D\d+:\d+", x)]
+
+
+def session_of(dia_id: str) -> str:
+    return dia_id.split(":")[0]
+
+
+def create_agent(slug: str) -> str:
+    out = subprocess.run(
+        [sys.executable, "manage.py", "create_agent", slug],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    return out.stdout.strip().splitlines()[-1]
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--url", default="http://127.0.0.1:8000")
+    p.add_argument("--keys", default="", help="comma-separated API keys, one per conversation")
+    p.add_argument("--create-agents", action="store_true", help="create agents with manage.py")
+    p.add_argument("--prefix", default="locomo", help="agent slug prefix with --create-agents")
+    p.add_argument("--data", default=str(DATA))
+    p.add_argument("--modes", default="hybrid,keyword,semantic,contains")
+    p.add_argument("--skip-ingest", action="store_true")
+    p.add_argument("--out", default="")
+    args = p.parse_args()
+
+    samples = json.loads(Path(args.data).read_text())
+    if args.create_agents:
+        keys = [create_agent(f"{args.prefix}-{s['sample_id']}") for s in samples]
+    else:
+        keys = [k for k in args.keys.split(",") if k]
+    assert len(keys) == len(samples), "one key per conversation"
+    clients = [Client(args.url, k) for k in keys]
+
+    if not args.skip_ingest:
+        t0 = time.perf_counter()
+        totals = [ingest(c, s) for c, s in zip(clients, samples, strict=True)]
+        print(f"ingested {sum(totals)} turns in {time.perf_counter() - t0:.1f}s", flush=True)
+        t0 = time.perf_counter()
+        for c, n in zip(clients, totals, strict=True):
+            print("embedding status", wait_embedded(c, n), flush=True)
+        print(f"embedded in {time.perf_counter() - t0:.1f}s", flush=True)
+
+    results = {}
+    for mode in args.modes.split(","):
+        per_cat = defaultdict(lambda: defaultdict(list))
+        latencies = []
+        for c, sample in zip(clients, samples, strict=True):
+            for qa in sample["qa"]:
+                if qa.get("category") not in (1, 2, 3, 4):
+                    continue
+                gold = evidence_ids(qa)
+                if not gold:
+                    continue
+                body = {"query": qa["question"], "mode": mode, "k": max(KS)}
+                status, answer, elapsed = c.call("POST", "/search", body)
+                assert status == 200, (status, answer)
+                latencies.append(elapsed * 1000)
+                ranked = [h["metadata"].get("dia_id") for h in answer["hits"]]
+                row = per_cat[qa["category"]]
+                for k in KS:
+                    row[f"R@{k}"].append(len(set(gold) & set(ranked[:k])) / len(set(gold)))
+                gold_s = {session_of(g) for g in gold}
+                for k in (5, 10):
+                    got = {session_of(d) for d in ranked[:k] if d}
+                    row[f"S@{k}"].append(len(gold_s & got) / len(gold_s))
+                rr = next((1 / (i + 1) for i, d in enumerate(ranked) if d in gold), 0.0)
+                row["MRR"].append(rr)
+        metrics = {}
+        all_rows = defaultdict(list)
+        for cat, row in sorted(per_cat.items()):
+            metrics[f"cat{cat}"] = {m: statistics.fmean(v) for m, v in row.items()}
+            metrics[f"cat{cat}"]["n"] = len(row["MRR"])
+            for m, v in row.items():
+                all_rows[m].extend(v)
+        metrics["all"] = {m: statistics.fmean(v) for m, v in all_rows.items()}
+        metrics["all"]["n"] = len(all_rows["MRR"])
+        metrics["all"]["p50_ms"] = pct(latencies, 0.5)
+        metrics["all"]["p95_ms"] = pct(latencies, 0.95)
+        results[mode] = metrics
+        a = metrics["all"]
+        print(
+            f"{mode:9s} n={a['n']} R@1={a['R@1']:.3f} R@5={a['R@5']:.3f} R@10={a['R@10']:.3f} "
+            f"R@20={a['R@20']:.3f} S@5={a['S@5']:.3f} S@10={a['S@10']:.3f} MRR={a['MRR']:.3f} "
+            f"p50={a['p50_ms']:.1f}ms p95={a['p95_ms']:.1f}ms",
+            flush=True,
+        )
+        for cat in sorted(k for k in metrics if k.startswith("cat")):
+            m = metrics[cat]
+            print(
+                f"   {cat} n={m['n']} R@5={m['R@5']:.3f} R@10={m['R@10']:.3f} "
+                f"R@20={m['R@20']:.3f} MRR={m['MRR']:.3f}"
+            )
+    if args.out:
+        Path(args.out).write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+"""POST /api/v1/context (seed 002's get_context with seeds 000 and 001)."""
+
+import pytest
+
+from apps.conversations.models import Message, Summary
+from apps.entries.services import entry_add
+from apps.facts.services import fact_save
+from apps.providers.tokens import count_tokens
+
+pytestmark = pytest.mark.django_db
+
+
+def append(api, session, contents, **extra):
+    body = {"messages": [{"role": "user", "content": c, **extra} for c in contents]}
+    response = api.post(f"/sessions/{session.id}/messages", body)
+    assert response.status_code == 201
+    return [m["id"] for m in response.json()["messages"]]
+
+
+def context(api, session, **extra):
+    return api.post("/context", {"session_id": str(session.id), **extra})
+
+
+def test_empty_memory_gives_an_empty_valid_context(api, session):
+    response = context(api, session, query="anything")
+
+    assert response.status_code == 200
+    assert response.json() == {
+        "session_id": str(session.id),
+        "query": "anything",
+        "system": {"parts": [], "facts": [], "tokens": 0},
+        "messages": [],
+        "tokens": {"system": 0, "facts": 0, "messages": 0, "total": 0},
+        "usage": {
+            "max_tokens": 8192,
+            "used_tokens": 0,
+            "required_tokens": 0,
+            "ratio": 0.0,
+            "flush_ratio": 0.6,
+            "compact_ratio": 0.7,
+            "flush_recommended": False,
+            "compact_required": False,
+        },
+        "dropped": [],
+        "warnings": [],
+        "token_counter": "all-MiniLM-L6-v2 WordPiece (offline)",
+    }
+
+
+def test_system_part_and_tri_hybrid_messages(api, agent, session):
+    for name in ["HEARTBEAT.md", "MEMORY.md", "USER.md", "AGENTS.md", "SOUL.md"]:
+        entry_add(agent=agent, name=name, content=f"contents of {name}")
+    entry_add(agent=agent, name="learnings/errors.md", content="grep fails on binary files")
+    Summary.objects.create(session=session, content="Earlier we planned a trip.")
+    salient = fact_save(agent=agent, content="Allergic to peanuts", category="health",
+                        importance=0.9).fact  # fmt: skip
+    fact_save(agent=agent, content="Likes jazz", category="music")
+    ids = append(api, session, [f"message {n}" for n in range(1, 16)])
+    Message.objects.filter(pk=ids[1]).update(importance=0.9)
+
+    body = context(api, session).json()
+
+    assert [(p["kind"], p["name"]) for p in body["system"]["parts"]] == [
+        ("document", "SOUL.md"),
+        ("document", "AGENTS.md"),
+        ("document", "USER.md"),
+        ("document", "MEMORY.md"),
+        ("summary", "summary"),
+        ("learnings", "learnings/errors.md"),
+    ]
+    assert body["system"]["parts"][0]["tokens"] == count_tokens("contents of SOUL.md")
+    assert [(f["id"], f["value"], round(f["salience"], 6)) for f in body["system"]["facts"]] == [
+        (salient.pk, "Allergic to peanuts", 0.9)
+    ]
+    assert [m["id"] for m in body["messages"]] == [ids[1], *ids[5:]]
+    assert body["messages"][0]["legs"] == ["salience"]
+    assert body["messages"][-1]["legs"] == ["recency"]
+    system_tokens = sum(p["tokens"] for p in body["system"]["parts"])
+    message_tokens = sum(m["tokens"] for m in body["messages"])
+    fact_tokens = count_tokens("[health] allergic-to-peanuts: Allergic to peanuts")
+    assert body["tokens"] == {
+        "system": system_tokens,
+        "facts": fact_tokens,
+        "messages": message_tokens,
+        "total": system_tokens + fact_tokens + message_tokens,
+    }
+    assert body["usage"]["required_tokens"] == body["tokens"]["total"]
+    assert body["dropped"] == []
+
+
+def test_relevance_leg_finds_an_old_message_similar_to_the_query(
+    api, agent, session, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        old = append(api, session, ["the spare key is under the blue flowerpot"])
+        append(api, session, [f"filler {n}" for n in range(12)])
+
+    body = context(api, session, query="the spare key is under the blue flowerpot").json()
+
+    first = body["messages"][0]
+    assert (first["id"], first["legs"], round(first["similarity"], 6)) == (
+        old[0],
+        ["relevance"],
+        1.0,
+    )
+    assert len(body["messages"]) == 11
+
+
+def test_budget_is_never_exceeded_and_the_newest_message_is_kept(api, agent, session):
+    entry_add(agent=agent, name="SOUL.md", content="word " * 50)
+    ids = append(api, session, ["alpha beta gamma", "delta epsilon", "zeta eta theta iota"])
+    newest = count_tokens("zeta eta theta iota")
+    middle = count_tokens("delta epsilon")
+
+    body = context(api, session, max_tokens=newest + middle).json()
+
+    assert [m["id"] for m in body["messages"]] == ids[1:]
+    assert body["usage"]["used_tokens"] == newest + middle
+    assert body["system"]["parts"] == []
+    assert [(d["kind"], d["name"]) for d in body["dropped"]] == [
+        ("document", "SOUL.md"),
+        ("message", ids[0]),
+    ]
+    assert body["usage"]["required_tokens"] == 50 + newest + middle + count_tokens(
+        "alpha beta gamma"
+    )
+
+
+def test_a_newest_message_over_the_whole_budget_is_truncated_not_dropped(api, session):
+    (newest,) = append(api, session, ["one two three four five six seven eight nine ten"])
+
+    body = context(api, session, max_tokens=4).json()
+
+    (message,) = body["messages"]
+    assert (message["id"], message["content"], message["tokens"], message["truncated"]) == (
+        newest,
+        "one two three four",
+        4,
+        True,
+    )
+    assert body["usage"]["used_tokens"] == 4
+
+
+@pytest.mark.parametrize(
+    ("max_tokens", "flush", "compact"), [(200, False, False), (150, True, False), (140, True, True)]
+)
+def test_usage_against_the_60_and_70_percent_thresholds(api, session, max_tokens, flush, compact):
+    append(api, session, ["word " * 100])  # 100 tokens
+
+    usage = context(api, session, max_tokens=max_tokens).json()["usage"]
+
+    assert (usage["required_tokens"], usage["ratio"]) == (100, 100 / max_tokens)
+    assert (usage["flush_recommended"], usage["compact_required"]) == (flush, compact)
+
+
+def test_thresholds_are_per_agent_settings(api, agent, session):
+    agent.settings = {"recency_limit": 2, "flush_ratio": 0.1}
+    agent.save()
+    ids = append(api, session, ["a", "b", "c"])
+
+    body = context(api, session, max_tokens=10).json()
+
+    assert [m["id"] for m in body["messages"]] == ids[1:]
+    assert (body["usage"]["flush_ratio"], body["usage"]["flush_recommended"]) == (0.1, True)
+
+
+def test_bad_input_and_another_agents_session(api, other_api, session):
+    assert context(api, session, max_tokens=0).status_code == 422
+    assert api.post("/context", {}).status_code == 422
+    missing = api.post("/context", {"session_id": "nope"})
+    assert (missing.status_code, missing.json()) == (404, {"detail": "session not found"})
+    assert context(other_api, session).status_code == 404
