@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from apps.entries.models import Entry, EntryAlias
+from apps.entries.services import entry_set_content
 
 
 class EntryAliasInline(admin.TabularInline):
@@ -18,6 +19,12 @@ class EntryAdmin(admin.ModelAdmin):
     list_display = ["name", "agent", "kind", "needs_compression", "created_at", "updated_at"]
     list_filter = ["kind", "needs_compression", "agent"]
     search_fields = ["name", "content", "aliases__name"]
-    readonly_fields = ["agent", "name", "kind", "needs_compression", "created_at", "updated_at"]
+    readonly_fields = ["agent", "name", "kind", "token_count", "needs_compression", "created_at",
+                       "updated_at"]  # fmt: skip
     inlines = [EntryAliasInline]
     date_hierarchy = "created_at"
+
+    def save_model(self, request, obj, form, change):
+        # Content edited here keeps its derived fields (token count, MEMORY.md flag) in step.
+        entry_set_content(entry=obj, agent=obj.agent, content=obj.content)
+        super().save_model(request, obj, form, change)

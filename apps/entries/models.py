@@ -20,6 +20,10 @@ class Entry(models.Model):
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="entries")
     name = models.CharField(max_length=255)
     content = models.TextField(blank=True, default="")
+    # count_tokens(content), set by every content write so get_context need not re-tokenise.
+    # Nullable (None: not counted, get_context counts) so adding it is an ALTER TABLE ADD
+    # COLUMN on SQLite: a table remake would drop the search triggers (apps/search/README.md).
+    token_count = models.PositiveIntegerField(null=True, blank=True)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.NOTE)
     # Set when MEMORY.md grows past max_memory_bytes; consolidation compresses and clears it.
     needs_compression = models.BooleanField(default=False)

@@ -15,6 +15,7 @@ from apps.agents.models import Agent
 from apps.core.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
 from apps.entries import names
 from apps.entries.models import Entry, EntryAlias, Kind
+from apps.providers.tokens import count_tokens
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,29 @@ def _flag_memory(agent: Agent, entry: Entry) -> None:
     )
 
 
+def entry_set_content(
+    *, entry: Entry, agent: Agent, content: str, token_count: int | None = None
+) -> None:
+    """Set content with what derives from it (token_count, needs_compression); not saved.
+
+    Every write of an entry's content goes through here. `token_count` is for callers that
+    counted already (a batch); otherwise the content is counted.
+    """
+    entry.content = content
+    entry.token_count = count_tokens(content) if token_count is None else token_count
+    _flag_memory(agent, entry)
+
+
+def _appended_tokens(old: str, old_count: int | None, text: str) -> int:
+    """count_tokens(old + text) without re-tokenising `old` when the join is at whitespace."""
+    # WordPiece splits at whitespace first and normalises per character, so counts add up
+    # across a whitespace boundary; a daily log grows by whole lines, so this is the rule.
+    boundary = not old or not text or old[-1].isspace() or text[0].isspace()
+    if boundary and old_count is not None:
+        return old_count + count_tokens(text)
+    return count_tokens(old + text)
+
+
 @transaction.atomic
 def entry_add(
     *,
@@ -100,15 +124,8 @@ def entry_add(
     _name_taken(agent, name, loc=["body", "name"])
     _path_free(agent, name, loc=["body", "name"])
     now = timezone.now()
-    entry = Entry(
-        agent=agent,
-        name=name,
-        content=content,
-        kind=kind,
-        created_at=created_at or now,
-        updated_at=now,
-    )
-    _flag_memory(agent, entry)
+    entry = Entry(agent=agent, name=name, kind=kind, created_at=created_at or now, updated_at=now)
+    entry_set_content(entry=entry, agent=agent, content=content)
     entry.save()
     return entry
 
@@ -151,10 +168,9 @@ def entry_write(*, agent: Agent, ref: str, content: str) -> Entry:
     entry = _resolve_locked(agent, ref)
     if entry.kind == Kind.ARCHIVE:
         raise Conflict("archive entries are not rewritten after creation")
-    entry.content = content
+    entry_set_content(entry=entry, agent=agent, content=content)
     entry.updated_at = timezone.now()
-    _flag_memory(agent, entry)
-    entry.save(update_fields=["content", "updated_at", "needs_compression"])
+    entry.save(update_fields=["content", "token_count", "updated_at", "needs_compression"])
     return entry
 
 
@@ -183,11 +199,16 @@ def entry_append(*, agent: Agent, name: str, text: str, header: str = "") -> Ent
         _path_free(agent, name, loc=["name"])
         if EntryAlias.objects.filter(agent=agent, name=name).exists():
             raise Conflict(f"the name '{name}' is taken by an alias")
-        entry = Entry(agent=agent, name=name, content=header, created_at=now)
+        entry = Entry(agent=agent, name=name, created_at=now)
+        entry_set_content(entry=entry, agent=agent, content=header)
     if entry.kind == Kind.ARCHIVE:
         raise Conflict("archive entries are not rewritten after creation")
-    entry.content = entry.content + text
+    entry_set_content(
+        entry=entry,
+        agent=agent,
+        content=entry.content + text,
+        token_count=_appended_tokens(entry.content, entry.token_count, text),
+    )
     entry.updated_at = now
-    _flag_memory(agent, entry)
     entry.save()
     return entry

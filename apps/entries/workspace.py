@@ -23,7 +23,8 @@ from apps.core.errors import Conflict, InvalidInput, PayloadTooLarge
 from apps.entries import names
 from apps.entries.models import Entry, EntryAlias, Kind
 from apps.entries.selectors import entries_all
-from apps.entries.services import lock_agent
+from apps.entries.services import entry_set_content, lock_agent
+from apps.providers.tokens import count_tokens_batch
 
 FORMAT = "memoryhub-workspace"
 VERSION = 1
@@ -238,19 +239,17 @@ def workspace_import(*, agent: Agent, data: bytes, force: bool = False) -> Impor
     now = timezone.now()
     overwritten = 0
     EntryAlias.objects.filter(agent=agent, entry__name__in=incoming).delete()
-    for item in items:
+    counts = count_tokens_batch([item.content for item in items])
+    for item, tokens in zip(items, counts, strict=True):
         entry = existing.get(item.name)
         if entry is None:
             entry = Entry(agent=agent, name=item.name)
         else:
             overwritten += 1
-        entry.content = item.content
+        entry_set_content(entry=entry, agent=agent, content=item.content, token_count=tokens)
         entry.kind = item.kind
         entry.created_at = item.created_at or now
         entry.updated_at = now
-        entry.needs_compression = item.name == names.MEMORY and (
-            len(item.content.encode("utf-8")) > agent.config.max_memory_bytes
-        )
         entry.save()
         EntryAlias.objects.bulk_create(
             [EntryAlias(agent=agent, entry=entry, name=a) for a in item.aliases]

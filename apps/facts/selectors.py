@@ -10,6 +10,10 @@ from apps.facts.models import Category, Fact, FactVersion
 from apps.facts.vectors import unit
 from apps.search.legs import keyword_search, vector_search
 
+# Reads that show facts skip both vectors: decoding 384 floats per row (pgvector parses text)
+# costs more than the query itself.
+VECTORS = ("embedding", "category__embedding")
+
 
 def fact_get(*, agent: Agent, fact_id: int) -> Fact:
     fact = Fact.objects.select_related("category").filter(agent=agent, pk=fact_id).first()
@@ -27,7 +31,7 @@ def facts_page(
     limit: int,
 ) -> Page[Fact]:
     """Facts in id order; current ones only unless `include_superseded`."""
-    qs = Fact.objects.select_related("category").filter(agent=agent).defer("embedding")
+    qs = Fact.objects.select_related("category").filter(agent=agent).defer(*VECTORS)
     if not include_superseded:
         qs = qs.current()
     if category:
@@ -70,7 +74,7 @@ def _load(agent: Agent, hits: list) -> list[tuple[Fact, float]]:
     facts = (
         Fact.objects.filter(agent=agent)
         .select_related("category")
-        .defer("embedding")
+        .defer(*VECTORS)
         .in_bulk([h.object_id for h in hits])
     )
     return [(facts[h.object_id], float(h.score)) for h in hits if h.object_id in facts]
@@ -104,6 +108,6 @@ def facts_salient(*, agent: Agent, threshold: float, limit: int) -> list[Fact]:
         Fact.objects.current()
         .filter(agent=agent, salience__gte=threshold)
         .select_related("category")
-        .defer("embedding")
+        .defer(*VECTORS)
         .order_by("-salience", "id")[:limit]
     )

@@ -7,10 +7,16 @@ from apps.facts import services
 from apps.facts.models import Fact
 
 
-@shared_task(name="facts.embed_fact", time_limit=120, soft_time_limit=100, max_retries=5)
-def embed_fact_task(fact_id: int) -> bool:
-    """Embed one fact whose embedding failed at save time; a no-op once it has a vector."""
-    return services.fact_embed(fact_id=fact_id)
+@shared_task(bind=True, name="facts.embed_fact", time_limit=120, soft_time_limit=100, max_retries=5)
+def embed_fact_task(self, fact_id: int) -> bool:
+    """Embed one fact whose embedding failed at save time, retrying with backoff on failure.
+
+    After max_retries (or when run eagerly) the `facts.embed_pending` sweep takes over.
+    """
+    done = services.fact_embed(fact_id=fact_id)
+    if done is False and not self.request.is_eager and self.request.retries < self.max_retries:
+        raise self.retry(countdown=services.embed_retry_delay(retries=self.request.retries))
+    return bool(done)
 
 
 @shared_task(name="facts.embed_pending", time_limit=600, soft_time_limit=540)

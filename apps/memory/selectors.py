@@ -6,6 +6,7 @@ from apps.agents.models import Agent
 from apps.core.errors import InvalidInput
 from apps.entries import names
 from apps.entries.models import Entry
+from apps.facts import selectors as fact_selectors
 from apps.facts.models import Fact
 from apps.facts.services import embed
 from apps.memory import search
@@ -49,7 +50,12 @@ def memory_search(*, agent: Agent, query: str, k: int | None = None) -> list[Mem
     entry_ids = [oid[1] for oid in (h.object_id for h in fused) if oid[0] == "entry"]
     fact_ids = [oid[1] for oid in (h.object_id for h in fused) if oid[0] == "fact"]
     entries = Entry.objects.filter(agent=agent).in_bulk(entry_ids)
-    facts = Fact.objects.filter(agent=agent).select_related("category").in_bulk(fact_ids)
+    facts = (
+        Fact.objects.filter(agent=agent)
+        .select_related("category")
+        .defer(*fact_selectors.VECTORS)
+        .in_bulk(fact_ids)
+    )
     out = []
     for hit in fused:
         kind, pk = hit.object_id

@@ -1,5 +1,6 @@
-"""Fact tasks (run eagerly): late embedding and salience decay."""
+"""Fact tasks: late embedding (eagerly, and through a real broker and worker) and decay."""
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -8,7 +9,9 @@ from django.utils import timezone
 from apps.facts.models import Fact
 from apps.facts.services import fact_save
 from apps.facts.tasks import embed_pending_facts_task, refresh_salience_task
+from memoryhub.celery import app
 from tests.memory.helpers import BROKEN, HASH, use_embedder
+from tests.support.llm_server import Status
 
 
 @pytest.mark.django_db
@@ -32,3 +35,70 @@ def test_refresh_salience_applies_decay(agent):
 
     fact.refresh_from_db()
     assert round(fact.salience, 6) == round(0.8 * 0.95**2, 6)
+
+
+@pytest.fixture
+def tasks_to_broker():
+    """.delay() publishes to the broker even before a worker runs (test settings run inline)."""
+    app.conf.task_always_eager = False
+    yield
+    app.conf.task_always_eager = True
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.celery_worker
+def test_worker_retries_a_failed_fact_embedding_until_the_server_answers(
+    settings, llm_server, api, request, tasks_to_broker
+):
+    # given an embedding server that fails the save (the fact, then the "general" category)
+    settings.MEMORYHUB_PROVIDERS = {
+        **settings.MEMORYHUB_PROVIDERS,
+        "embedding": {
+            "CLASS": "apps.providers.embeddings.openai.OpenAIEmbedder",
+            "CONFIG": {"URL": llm_server.url, "MODEL": "remote-embed", "DIMENSIONS": 384},
+        },
+    }
+    settings.MEMORYHUB_EMBEDDING_RETRY_SECONDS = 0.2
+    llm_server.script(Status(500, "down"), Status(500, "down"))
+    # No worker yet: the embedding task queued on commit waits in the broker meanwhile.
+    text = "The sandbox deploy key rotates weekly"
+
+    saved = api.post("/memory/save", {"content": text}).json()
+
+    # then the fact is stored with its error
+    fact = Fact.objects.get(pk=saved["fact"]["id"])
+    assert (saved["action"], saved["fact"]["embedded"], fact.embedding) == ("created", False, None)
+    assert "500" in fact.embedding_error
+    # and keyword search finds it, the vector leg does not (no vector yet)
+    found = api.post("/memory/search", {"query": "sandbox deploy key"}).json()["items"]
+    assert [(h["id"], sorted(h["legs"])) for h in found if h["source"] == "fact"] == [
+        (fact.pk, ["bm25"])
+    ]
+    # and exact dedup finds it
+    again = api.post("/memory/save", {"content": "the sandbox deploy key rotates weekly!"}).json()
+    assert (again["action"], again["existing_id"]) == ("reinforced", fact.pk)
+    # but semantic recall cannot yet
+    assert api.post("/memory/recall", {"query": text}).json()["items"] == []
+
+    # when the worker starts and the server fails its first attempt
+    llm_server.script(Status(500, "still down"))
+    request.getfixturevalue("celery_worker")
+
+    # then the task retries through the broker and the second attempt succeeds
+    deadline = time.monotonic() + 30  # a safety net against a hang, not a speed assertion
+    while time.monotonic() < deadline:
+        fact.refresh_from_db()
+        if fact.embedding is not None:
+            break
+        time.sleep(0.05)
+    assert (fact.embedding_model, fact.embedding_error) == ("remote-embed@384", "")
+    assert [r.body["input"] for r in llm_server.requests] == [
+        [text], ["general"],  # the save
+        ["sandbox deploy key"], ["the sandbox deploy key rotates weekly!"], [text],  # the checks
+        [text], [text],  # the worker: failed, then retried
+    ]  # fmt: skip
+    # and memory_recall finds it
+    recalled = api.post("/memory/recall", {"query": text}).json()
+    assert [(h["fact"]["id"], h["tier"], round(h["similarity"], 6)) for h in recalled["items"]] == [
+        (fact.pk, "flat", 1.0)
+    ]

@@ -175,3 +175,18 @@ def test_rrf_fuses_and_reports_legs():
     assert fused[0].legs["bm25"].rank == 2
     assert fused[0].legs["vector"].score == 0.9
     assert set(fused[1].legs) == {"bm25"}
+
+
+@pytest.mark.django_db
+def test_phrase_and_terms_together(agent, session):
+    # N=3: the phrase is in 1 doc (idf ln(2.5/1.5)), "dog" in 2 (idf floor); avgdl 12/3
+    texts = ["the cat sat on the mat", "dog days", "cat and dog sat"]
+    rows = [MessageFactory(session=session, content=t, name="") for t in texts]
+
+    hits = _search(agent, '"cat sat" dog')
+
+    assert [h.object_id for h in hits] == [rows[0].id, rows[1].id, rows[2].id]
+    assert [h.score for h in hits] == pytest.approx(
+        [_bm25(math.log(2.5 / 1.5), 1, 6, 4), _bm25(1e-6, 1, 2, 4),
+         _bm25(1e-6, 1, 4, 4)], rel=1e-9,
+    )  # fmt: skip

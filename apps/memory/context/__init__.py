@@ -8,6 +8,7 @@ relevance leg. A unit that does not fit whole is dropped and reported; smaller l
 may still fit. Tokens are MiniLM WordPiece counts (apps.providers.tokens).
 """
 
+import functools
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -61,6 +62,12 @@ class Context:
 
 def system_providers() -> list[SystemProvider]:
     paths = getattr(settings, "MEMORYHUB_CONTEXT_PROVIDERS", None) or DEFAULT_PROVIDERS
+    return _load_providers(tuple(paths))
+
+
+@functools.cache
+def _load_providers(paths: tuple[str, ...]) -> list[SystemProvider]:
+    # Keyed by the paths, so a settings change (tests) loads the new list.
     return [import_string(path) for path in paths]
 
 
@@ -94,7 +101,8 @@ def get_context(
     parts: list[Part] = []
     for provider in system_providers():
         parts.extend(provider(request))
-    for part, n in zip(parts, count_tokens_batch([p.content for p in parts]), strict=True):
+    uncounted = [p for p in parts if p.tokens is None]  # summary, facts: short, counted here
+    for part, n in zip(uncounted, count_tokens_batch([p.content for p in uncounted]), strict=True):
         part.tokens = n
 
     found: dict = {}

@@ -4,6 +4,7 @@ from django.utils import timezone
 
 from apps.conversations.selectors import session_summary
 from apps.entries import names
+from apps.entries.models import Entry
 from apps.entries.selectors import documents
 from apps.facts.selectors import facts_salient
 from apps.facts.services import fact_salience
@@ -13,14 +14,28 @@ from apps.memory.context.types import ContextRequest, Part
 DOCUMENTS = (names.SOUL, names.AGENTS, names.USER, names.MEMORY)
 
 
-def workspace_documents(request: ContextRequest) -> list[Part]:
-    """SOUL.md, AGENTS.md, USER.md and MEMORY.md when they exist and are not empty."""
-    found = documents(agent=request.agent, names=DOCUMENTS)
+def _workspace_files(request: ContextRequest) -> dict[str, Entry]:
+    """The documents and learnings files, read once per call for both providers."""
+    if "workspace_files" not in request.memo:
+        request.memo["workspace_files"] = documents(
+            agent=request.agent, names=(*DOCUMENTS, *names.LEARNINGS)
+        )
+    return request.memo["workspace_files"]
+
+
+def _entry_parts(request: ContextRequest, kind: str, wanted: tuple[str, ...]) -> list[Part]:
+    found = _workspace_files(request)
     return [
-        Part(kind="document", name=name, content=found[name].content)
-        for name in DOCUMENTS
+        # The entry services keep token_count, so documents are not re-tokenised per call.
+        Part(kind=kind, name=name, content=found[name].content, tokens=found[name].token_count)
+        for name in wanted
         if name in found and found[name].content
     ]
+
+
+def workspace_documents(request: ContextRequest) -> list[Part]:
+    """SOUL.md, AGENTS.md, USER.md and MEMORY.md when they exist and are not empty."""
+    return _entry_parts(request, "document", DOCUMENTS)
 
 
 def rolling_summary(request: ContextRequest) -> list[Part]:
@@ -33,12 +48,7 @@ def rolling_summary(request: ContextRequest) -> list[Part]:
 
 def learnings_files(request: ContextRequest) -> list[Part]:
     """Seed 001's learnings/errors.md and learnings/corrections.md workspace files."""
-    found = documents(agent=request.agent, names=names.LEARNINGS)
-    return [
-        Part(kind="learnings", name=name, content=found[name].content)
-        for name in names.LEARNINGS
-        if name in found and found[name].content
-    ]
+    return _entry_parts(request, "learnings", names.LEARNINGS)
 
 
 def salient_facts(request: ContextRequest) -> list[Part]:
@@ -51,7 +61,7 @@ def salient_facts(request: ContextRequest) -> list[Part]:
         threshold=config.salience_high_threshold,
         limit=config.context_fact_limit * 2,
     )
-    scored = [(fact_salience(f, agent=request.agent, now=now), f) for f in candidates]
+    scored = [(fact_salience(f, config=config, now=now), f) for f in candidates]
     scored = [(s, f) for s, f in scored if s >= config.salience_high_threshold]
     scored.sort(key=lambda pair: (-pair[0], pair[1].pk))
     parts = []

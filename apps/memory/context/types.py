@@ -16,6 +16,8 @@ class ContextRequest:
     session: Session
     query: str | None
     max_tokens: int
+    # Reads shared by providers within this one call (e.g. the agent's workspace entries).
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass
@@ -25,7 +27,7 @@ class Part:
     kind: str
     name: str
     content: str
-    tokens: int = 0
+    tokens: int | None = None  # None: get_context counts `content`; else a stored count
     truncated: bool = False
     fact: Fact | None = None
 

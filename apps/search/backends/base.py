@@ -37,6 +37,11 @@ def bm25_tables(table: str) -> tuple[str, str, str]:
     return f"{table}_bm25doc", f"{table}_bm25term", f"{table}_bm25agent"
 
 
+def postings_table(table: str) -> str:
+    """PostgreSQL: (agent_id, term, doc_id) -> tf, len; the term-query scoring index."""
+    return f"{table}_bm25post"
+
+
 def hnsw_index(table: str, column: str) -> str:
     return f"{table}_{column}_hnsw"[:63]
 

@@ -1,0 +1,88 @@
+"""get_context's per-call work is fixed: a pinned number of queries that does not grow with
+the number of documents, facts or messages found, and documents are not re-tokenised."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from apps.conversations.models import Message, Summary
+from apps.conversations.services import NewMessage, messages_append
+from apps.entries.models import Entry
+from apps.entries.services import entry_add
+from apps.facts.services import embed, fact_save
+from apps.memory.context import get_context
+from apps.search.legs import vector_search
+
+pytestmark = pytest.mark.django_db
+
+# documents + learnings (one query for both providers), summary, salient facts with their
+# categories, salience leg, the relevance leg's message rows; plus the search layer's own
+# statements for the vector query (one on SQLite; on PostgreSQL a savepoint and SET LOCALs
+# around it), measured by `search_statements` so work on apps/search does not break this pin.
+OWN_QUERIES = 5
+# a cold working memory adds the session's compaction cutoff and its hot messages
+WORKING_MEMORY_MISS = 2
+
+
+@pytest.fixture
+def memory(agent, session, django_capture_on_commit_callbacks):
+    """Every provider and every leg has something to find; returns a function adding more."""
+    for name in ["SOUL.md", "AGENTS.md", "USER.md", "MEMORY.md", "learnings/errors.md"]:
+        entry_add(agent=agent, name=name, content=f"contents of {name}")
+    Summary.objects.create(session=session, content="Earlier we planned a trip.")
+
+    def add(n: int, tag: str) -> None:
+        for i in range(n):
+            fact_save(agent=agent, content=f"{tag} fact {i}", category=f"{tag}-{i}",
+                      importance=0.9)  # fmt: skip
+        batch = [NewMessage(role="user", content=f"{tag} message {i}") for i in range(n * 5)]
+        with django_capture_on_commit_callbacks(execute=True):  # embed them
+            rows = messages_append(session=session, messages=batch).messages
+        Message.objects.filter(pk__in=[r.pk for r in rows[:n]]).update(importance=0.9)
+
+    add(3, "first")
+    return add
+
+
+def search_statements(agent, session) -> int:
+    """What one vector query of the session's messages costs in the search layer."""
+    vector = embed("first message 1").vector
+    with CaptureQueriesContext(connection) as captured:
+        vector_search("messages", agent_id=agent.pk, vector=vector, limit=10,
+                      queryset=Message.objects.filter(session=session))  # fmt: skip
+    return len(captured.captured_queries)
+
+
+def queries(agent, session) -> tuple[int, set[str], list[str]]:
+    with CaptureQueriesContext(connection) as captured:
+        ctx = get_context(agent=agent, session=session, query="first message 1", max_tokens=None)
+    legs = {leg for c in ctx.messages for leg in c.legs}
+    return len(captured.captured_queries), legs, [p.kind for p in ctx.parts]
+
+
+def test_query_count_is_pinned_and_independent_of_what_is_found(agent, session, memory):
+    warm = OWN_QUERIES + search_statements(agent, session)
+
+    count, legs, kinds = queries(agent, session)  # working memory cold
+    assert count == warm + WORKING_MEMORY_MISS
+    assert legs == {"recency", "salience", "relevance"}
+    assert kinds == ["document"] * 4 + ["summary", "learnings"] + ["fact"] * 3
+
+    assert queries(agent, session)[0] == warm
+
+    memory(6, "more")  # three times the facts, messages and salient messages
+    assert queries(agent, session)[0] == warm + WORKING_MEMORY_MISS
+    count, legs, kinds = queries(agent, session)
+    assert count == warm
+    assert legs == {"recency", "salience", "relevance"}
+    assert kinds == ["document"] * 4 + ["summary", "learnings"] + ["fact"] * 9
+
+
+def test_documents_use_the_stored_token_count(agent, session, memory):
+    Entry.objects.filter(agent=agent, name="SOUL.md").update(token_count=999)
+    Entry.objects.filter(agent=agent, name="USER.md").update(token_count=None)  # never counted
+
+    ctx = get_context(agent=agent, session=session, query=None, max_tokens=None)
+
+    tokens = {p.name: p.tokens for p in ctx.parts if p.kind == "document"}
+    assert tokens == {"SOUL.md": 999, "AGENTS.md": 5, "USER.md": 5, "MEMORY.md": 5}
