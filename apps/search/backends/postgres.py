@@ -217,7 +217,10 @@ def _postings_top_k(cursor, post, agent_id, idf, avg_len, limit, queryset):
         f"SELECT p.doc_id, sum(w.idf * p.tf * {K1 + 1.0!r}::float8 / (p.tf + {K1!r}::float8 * "
         f"({1.0 - B!r}::float8 + {B!r}::float8 * p.len / %s::float8))) AS score "
         f"FROM unnest(%s::text[], %s::float8[]) AS w(term, idf) "
-        f"JOIN {post} p ON p.agent_id = %s AND p.term = w.term "
+        # One index probe per query term whatever the statistics say (a new agent has
+        # none yet); OFFSET 0 keeps the planner from flattening it into a join.
+        f"CROSS JOIN LATERAL (SELECT doc_id, tf, len FROM {post} "
+        f"WHERE agent_id = %s AND term = w.term OFFSET 0) p "
         f"WHERE true{extra} GROUP BY p.doc_id ORDER BY score DESC, p.doc_id LIMIT %s",
         [avg_len, terms, weights, agent_id, *params, limit],
     )
