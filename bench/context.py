@@ -38,6 +38,7 @@ from django.utils import timezone  # noqa: E402
 from apps.agents.models import Agent  # noqa: E402
 from apps.agents.services import agent_create  # noqa: E402
 from apps.conversations.models import Message, Session  # noqa: E402
+from apps.core.services import database_optimize  # noqa: E402
 from apps.entries.services import entry_add  # noqa: E402
 from apps.facts.models import Category, Fact  # noqa: E402
 from apps.memory.context import ContextRequest, get_context, legs, providers  # noqa: E402
@@ -202,9 +203,12 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     loaded = reusable(args) if args.reuse else None
     agent, sessions = loaded or load(args)
+    # Planner statistics, as a deployment has them: PostgreSQL's autovacuum, and on SQLite
+    # the hourly core.optimize_database task.
     if connection.vendor == "postgresql":
         with connection.cursor() as c:
             c.execute("ANALYZE")
+    database_optimize()
     percentiles("with a query", time_calls(agent, sessions, args, with_query=True))
     percentiles("without a query", time_calls(agent, sessions, args, with_query=False))
     if args.legs:

@@ -34,6 +34,7 @@ from django.db import connection, transaction  # noqa: E402
 
 from apps.agents.models import Agent, Team  # noqa: E402
 from apps.conversations.models import Message, Session  # noqa: E402
+from apps.core.services import database_optimize  # noqa: E402
 from apps.providers.embeddings import get_embedder  # noqa: E402
 from apps.search.backends.base import hnsw_index  # noqa: E402
 from apps.search.corpora import vector_label  # noqa: E402
@@ -113,6 +114,7 @@ def load(agent: Agent, n: int, session_size: int, seed: int) -> None:
             )
             c.execute("ANALYZE")
         print(f"HNSW built in {time.perf_counter() - t0:.1f}s", flush=True)
+    database_optimize()  # SQLite's planner statistics, as the hourly beat task keeps them
 
 
 def pct(values: list[float], q: float) -> float:

@@ -19,6 +19,9 @@ def message_vector_hits(
         vector=vector,
         limit=limit,
         queryset=Message.objects.filter(session=session),
+        # One session is a few thousand rows at most: scanning them beats walking the agent's
+        # whole HNSW graph (and is exact).
+        exact=True,
     )
     rows = (
         Message.objects.filter(session=session)

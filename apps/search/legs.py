@@ -35,11 +35,13 @@ def vector_search(
     query: str | None = None,
     vector: Sequence[float] | None = None,
     queryset: QuerySet | None = None,
+    exact: bool = False,
 ) -> list[Hit]:
     """Cosine similarity (score in [-1, 1]) to `vector`, or to the embedded `query`.
 
     Only vectors labelled with the configured embedder (`corpora.vector_label`, stored in the
-    corpus's model_field) are compared.
+    corpus's model_field) are compared. `exact=True` scans the queryset's rows instead of the
+    ANN index: use it when the queryset is narrow (one session's messages).
     Raises EmbeddingError when the query cannot be embedded.
     """
     c = _corpus(corpus)
@@ -55,6 +57,7 @@ def vector_search(
         limit=limit,
         model_name=vector_label(embedder) if c.model_field else None,
         queryset=queryset,
+        exact=exact,
     )
 
 

@@ -140,9 +140,13 @@ def message_search(
     scope = _scope(
         agent=agent, session=session, roles=roles, after=after, before=before, metadata=metadata
     )
+    # One session is small: an exact scan of its rows beats the agent-wide ANN index.
     common = {"agent_id": agent.id}
+    exact = session is not None
     if mode == "semantic":
-        fused = _single(vector_search(CORPUS, query=query, limit=k, queryset=scope, **common))
+        fused = _single(
+            vector_search(CORPUS, query=query, limit=k, queryset=scope, exact=exact, **common)
+        )
     elif mode == "contains":
         fused = _single(
             contains_search(
@@ -164,7 +168,9 @@ def message_search(
             bm25 = keyword_search(CORPUS, query=query, limit=depth, queryset=scope, **common)
         finally:
             vector = pending.result()[0]
-        dense = vector_search(CORPUS, vector=vector, limit=depth, queryset=scope, **common)
+        dense = vector_search(
+            CORPUS, vector=vector, limit=depth, queryset=scope, exact=exact, **common
+        )
         fused = rrf(bm25, dense, k=HYBRID_RRF_K)
         fused = _smooth(fused, HYBRID_NEIGHBOUR_WEIGHT)[:k]
     else:

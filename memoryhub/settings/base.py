@@ -185,6 +185,12 @@ CELERY_BEAT_SCHEDULE: dict = {
         "schedule": 3600.0,
         "options": {"expires": 3500},
     },
+    # Hourly: SQLite planner statistics (PRAGMA optimize); a no-op on PostgreSQL.
+    "optimize-database": {
+        "task": "core.optimize_database",
+        "schedule": 3600.0,
+        "options": {"expires": 3500},
+    },
 }
 
 # --- memoryhub ---------------------------------------------------------------------------

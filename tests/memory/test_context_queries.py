@@ -49,7 +49,7 @@ def search_statements(agent, session) -> int:
     vector = embed("first message 1").vector
     with CaptureQueriesContext(connection) as captured:
         vector_search("messages", agent_id=agent.pk, vector=vector, limit=10,
-                      queryset=Message.objects.filter(session=session))  # fmt: skip
+                      queryset=Message.objects.filter(session=session), exact=True)  # fmt: skip
     return len(captured.captured_queries)
 
 

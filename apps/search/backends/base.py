@@ -77,8 +77,12 @@ class SearchBackend(Protocol):
         limit: int,
         model_name: str | None = None,
         queryset: QuerySet | None = None,
+        exact: bool = False,
     ) -> list[Hit]:
-        """Nearest neighbours by cosine; score is cosine similarity."""
+        """Nearest neighbours by cosine; score is cosine similarity.
+
+        exact=True scans the queryset's rows instead of the ANN index (for narrow querysets).
+        """
         ...
 
 
@@ -88,3 +92,22 @@ def restrict_sql(queryset: QuerySet | None, alias: str, pk_column: str) -> tuple
         return "", []
     sql, params = queryset.order_by().values("pk").query.sql_with_params()
     return f" AND {alias}.{pk_column} IN ({sql})", list(params)
+
+
+def exact_candidates_sql(
+    corpus: Corpus, queryset: QuerySet | None, *, agent_id: int, model_name: str | None
+) -> tuple[str, list[Any]]:
+    """SQL selecting the agent's rows in `queryset` that have a vector, as columns `pk` and
+    the vector field's name.
+
+    Selecting *from* the queryset, rather than testing `pk IN (queryset)`, lets the database
+    drive the scan from the queryset's own index (e.g. one session's messages).
+    """
+    qs = queryset if queryset is not None else corpus.model._default_manager.all()
+    qs = qs.filter(
+        **{f"{corpus.agent_field}_id": agent_id, f"{corpus.vector_field}__isnull": False}
+    )
+    if model_name is not None and corpus.model_field:
+        qs = qs.filter(**{corpus.model_field: model_name})
+    sql, params = qs.order_by().values_list("pk", corpus.vector_field).query.sql_with_params()
+    return sql, list(params)

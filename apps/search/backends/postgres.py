@@ -24,6 +24,7 @@ from apps.search import query as q
 from apps.search.backends.base import (
     TableSpec,
     bm25_tables,
+    exact_candidates_sql,
     hnsw_index,
     postings_table,
     restrict_sql,
@@ -368,11 +369,18 @@ class PostgresBackend:
         limit: int,
         model_name: str | None = None,
         queryset: QuerySet | None = None,
+        exact: bool = False,
     ) -> list[Hit]:
-        """HNSW (vector_cosine_ops) with iterative scans, so agent filters keep k results."""
+        """HNSW (vector_cosine_ops) with iterative scans, so agent filters keep k results.
+
+        exact=True computes the distance for every row of the queryset instead: for a narrow
+        queryset (one session) that is both exact and faster than walking the agent's graph.
+        """
         literal = "[" + ",".join(repr(float(x)) for x in vector) + "]"
         if not all(math.isfinite(float(x)) for x in vector):
             return []
+        if exact:
+            return self._vector_exact(corpus, agent_id, literal, limit, model_name, queryset)
         t, pk, a = corpus.table, corpus.pk_column, corpus.agent_column
         v = corpus.column(corpus.vector_field)
         model_sql, model_params = "", []
@@ -394,3 +402,17 @@ class PostgresBackend:
         # relaxed_order may return near-ties slightly out of order; restore exact order.
         hits.sort(key=lambda h: -h.score)
         return hits
+
+    def _vector_exact(self, corpus, agent_id, literal, limit, model_name, queryset) -> list[Hit]:
+        inner, params = exact_candidates_sql(
+            corpus, queryset, agent_id=agent_id, model_name=model_name
+        )
+        # Ordering by the computed score (not by `<=>`) keeps the HNSW index out of the plan.
+        sql = (
+            f"SELECT q.pk, 1 - (q.{corpus.vector_field} <=> %s::vector) AS score "
+            f"FROM ({inner}) q ORDER BY score DESC, q.pk LIMIT %s"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [literal, *params, limit])
+            rows = cursor.fetchall()
+        return [Hit(object_id=r[0], score=float(r[1]), leg="vector") for r in rows]

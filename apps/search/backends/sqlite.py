@@ -13,7 +13,13 @@ from django.db import connection
 from django.db.models import QuerySet
 
 from apps.search import query as q
-from apps.search.backends.base import TableSpec, fts_table, restrict_sql, vec_table
+from apps.search.backends.base import (
+    TableSpec,
+    exact_candidates_sql,
+    fts_table,
+    restrict_sql,
+    vec_table,
+)
 from apps.search.corpora import Corpus
 from apps.search.ranking import Hit
 
@@ -137,13 +143,13 @@ class SQLiteBackend:
         limit: int,
         model_name: str | None = None,
         queryset: QuerySet | None = None,
+        exact: bool = False,
     ) -> list[Hit]:
-        """vec0 KNN inside the agent's partition; with a queryset, exact scan of its rows."""
+        """vec0 KNN inside the agent's partition; with a queryset (or exact), an exact scan."""
         blob = np.asarray(vector, dtype=np.float32).tobytes()
-        t, pk, a = corpus.table, corpus.pk_column, corpus.agent_column
-        v = corpus.column(corpus.vector_field)
+        t, pk = corpus.table, corpus.pk_column
         model_col = corpus.column(corpus.model_field) if corpus.model_field else None
-        if queryset is None:
+        if queryset is None and not exact:
             # vec0 KNN inside the agent's partition. Rows of another embedding model (during
             # a re-embed) make it fall through to the exact scan below.
             select_model = f", m.{model_col}" if model_col else ", NULL"
@@ -161,17 +167,15 @@ class SQLiteBackend:
                     Hit(object_id=_pk(corpus, r[0]), score=float(r[1]), leg="vector") for r in rows
                 ]
         # Filters make KNN-then-filter lose results; the filtered set is scanned exactly.
-        model_sql, model_params = "", []
-        if model_name is not None and model_col:
-            model_sql, model_params = f" AND m.{model_col} = %s", [model_name]
-        extra, rparams = restrict_sql(queryset, "m", pk)
+        inner, params = exact_candidates_sql(
+            corpus, queryset, agent_id=agent_id, model_name=model_name
+        )
         sql = (
-            f"SELECT m.{pk}, 1.0 - vec_distance_cosine(m.{v}, %s) AS score FROM {t} m "
-            f"WHERE m.{a} = %s AND m.{v} IS NOT NULL{model_sql}{extra} "
-            f"ORDER BY score DESC, m.{pk} LIMIT %s"
+            f"SELECT q.pk, 1.0 - vec_distance_cosine(q.{corpus.vector_field}, %s) AS score "
+            f"FROM ({inner}) q ORDER BY score DESC, q.pk LIMIT %s"
         )
         with connection.cursor() as cursor:
-            cursor.execute(sql, [blob, agent_id, *model_params, *rparams, limit])
+            cursor.execute(sql, [blob, *params, limit])
             rows = cursor.fetchall()
         return [Hit(object_id=_pk(corpus, r[0]), score=float(r[1]), leg="vector") for r in rows]
 
