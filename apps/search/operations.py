@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from django.db import migrations
 
 from apps.search.backends import postgres, sqlite
-from apps.search.backends.base import TableSpec
+from apps.search.backends.base import TableSpec, table_spec
 
 
 class _IndexOperation(migrations.operations.base.Operation):
@@ -37,18 +37,12 @@ class _IndexOperation(migrations.operations.base.Operation):
 
     def _spec(self, app_label, state, connection) -> TableSpec:
         label = self.model_name if "." in self.model_name else f"{app_label}.{self.model_name}"
-        model = state.apps.get_model(label)
-        meta = model._meta
-        text_columns = tuple(meta.get_field(f).column for f in getattr(self, "fields", ()))
-        vector = meta.get_field(self.field) if getattr(self, "field", None) else None
-        return TableSpec(
-            table=meta.db_table,
-            pk_column=meta.pk.column,
-            pk_type=meta.pk.rel_db_type(connection),
-            agent_column=meta.get_field(self.agent_field).column,
-            text_columns=text_columns,
-            vector_column=vector.column if vector is not None else None,
-            dimensions=getattr(vector, "dimensions", None),
+        return table_spec(
+            state.apps.get_model(label),
+            connection,
+            agent_field=self.agent_field,
+            text_fields=getattr(self, "fields", ()),
+            vector_field=getattr(self, "field", None),
         )
 
     def _run(self, schema_editor, statements: Sequence[str]) -> None:

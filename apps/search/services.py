@@ -3,22 +3,8 @@
 from django.db import connection, transaction
 
 from apps.search.backends import sqlite
-from apps.search.backends.base import TableSpec
-from apps.search.corpora import Corpus, all_corpora
-
-
-def _spec(corpus: Corpus) -> TableSpec:
-    meta = corpus.model._meta
-    vector = meta.get_field(corpus.vector_field) if corpus.vector_field else None
-    return TableSpec(
-        table=corpus.table,
-        pk_column=corpus.pk_column,
-        pk_type=meta.pk.rel_db_type(connection),
-        agent_column=corpus.agent_column,
-        text_columns=tuple(corpus.column(f) for f in corpus.text_fields),
-        vector_column=vector.column if vector is not None else None,
-        dimensions=getattr(vector, "dimensions", None),
-    )
+from apps.search.backends.base import table_spec
+from apps.search.corpora import all_corpora
 
 
 def search_indexes_rebuild() -> list[str]:
@@ -30,7 +16,14 @@ def search_indexes_rebuild() -> list[str]:
     rebuilt = []
     for corpus in all_corpora():
         with transaction.atomic(), connection.cursor() as cursor:
-            for statement in sqlite.rebuild_sql(_spec(corpus)):
+            spec = table_spec(
+                corpus.model,
+                connection,
+                agent_field=corpus.agent_field,
+                text_fields=corpus.text_fields,
+                vector_field=corpus.vector_field,
+            )
+            for statement in sqlite.rebuild_sql(spec):
                 cursor.execute(statement)
         rebuilt.append(corpus.name)
     return rebuilt

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 
 from apps.search.corpora import Corpus
 from apps.search.ranking import Hit
@@ -22,6 +22,28 @@ class TableSpec:
     text_columns: tuple[str, ...] = ()
     vector_column: str | None = None
     dimensions: int | None = None
+
+
+def table_spec(
+    model: type[Model],
+    connection: Any,
+    *,
+    agent_field: str,
+    text_fields: Sequence[str] = (),
+    vector_field: str | None = None,
+) -> TableSpec:
+    """The TableSpec of a model (a live one, or a historical one inside a migration)."""
+    meta = model._meta
+    vector = meta.get_field(vector_field) if vector_field else None
+    return TableSpec(
+        table=meta.db_table,
+        pk_column=meta.pk.column,
+        pk_type=meta.pk.rel_db_type(connection),
+        agent_column=meta.get_field(agent_field).column,
+        text_columns=tuple(meta.get_field(f).column for f in text_fields),
+        vector_column=vector.column if vector is not None else None,
+        dimensions=getattr(vector, "dimensions", None),
+    )
 
 
 def fts_table(table: str) -> str:
