@@ -32,7 +32,9 @@ class EmbeddingCounts:
     embedded: int  # with the current model
     stale: int  # with another model: `manage.py reembed` replaces them
     pending: int  # no vector yet, no failure recorded
-    failed: int  # no vector, last attempt failed (retried until max attempts, then by sweep)
+    failed: int  # no vector, last attempt failed: retried with backoff and by the beat sweep
+    # until MEMORYHUB_EMBEDDING_MAX_ATTEMPTS, then left to `manage.py reembed` (a message that
+    # fails for its own content would otherwise fail every batch it is swept into)
 
 
 def embedding_text(message: Message) -> str:
@@ -55,15 +57,20 @@ def retry_delay(attempts: int) -> float:
     return min(base * 2 ** max(attempts - 1, 0), 3600.0)
 
 
-def schedule_embedding(*, message_ids: Sequence[uuid.UUID]) -> None:
-    """Enqueue embedding of the given messages, in batches, once the transaction commits."""
-    from apps.conversations.tasks import embed_messages_task
+def enqueue_embedding(*, message_ids: Sequence[uuid.UUID]) -> None:
+    """Send embedding tasks for the messages now, `batch_size()` ids per task."""
+    from apps.conversations.tasks import embed_messages_task  # tasks import this module
 
     ids = [str(i) for i in message_ids]
     size = batch_size()
     for start in range(0, len(ids), size):
-        chunk = ids[start : start + size]
-        transaction.on_commit(lambda chunk=chunk: embed_messages_task.delay(chunk))
+        embed_messages_task.delay(ids[start : start + size])
+
+
+def schedule_embedding(*, message_ids: Sequence[uuid.UUID]) -> None:
+    """Enqueue embedding of the given messages once the current transaction commits."""
+    ids = list(message_ids)
+    transaction.on_commit(lambda: enqueue_embedding(message_ids=ids))
 
 
 def messages_embed(*, message_ids: Sequence[uuid.UUID], force: bool = False) -> EmbedResult:

@@ -202,12 +202,7 @@ def _append_once(session, agent, config, messages, times, tokens) -> AppendResul
     if to_create:
         Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
         working_memory.invalidate(session.id)
-        _after_append(session=session, message_ids=[m.id for m in to_create])
+        schedule_embedding(message_ids=[m.id for m in to_create])
     return AppendResult(
         messages=ordered, created=len(to_create), deduplicated=len(messages) - len(to_create)
     )
-
-
-def _after_append(*, session: Session, message_ids: list[uuid.UUID]) -> None:
-    """Follow-up work for new messages, scheduled to run after the commit."""
-    schedule_embedding(message_ids=message_ids)

@@ -27,7 +27,5 @@ def embed_messages_task(self, message_ids: list[str]) -> int:
 def embed_pending_task(limit: int = 2000) -> int:
     """Beat sweep: enqueue every message still without a vector (under max attempts)."""
     ids = embedding.messages_pending_ids(limit=limit)
-    size = embedding.batch_size()
-    for start in range(0, len(ids), size):
-        embed_messages_task.delay([str(i) for i in ids[start : start + size]])
+    embedding.enqueue_embedding(message_ids=ids)
     return len(ids)

@@ -64,3 +64,12 @@ def keyset_paginate(
         last = rows[-1]
         next_cursor = encode_cursor([getattr(last, first), getattr(last, second)])
     return Page(items=rows, next_cursor=next_cursor)
+
+
+def id_paginate(qs: QuerySet[T], *, after_id: int | None, limit: int) -> Page[T]:
+    """One page of `qs` in primary-key order; the cursor is the last id of the page."""
+    if after_id is not None:
+        qs = qs.filter(pk__gt=after_id)
+    rows = list(qs.order_by("pk")[: limit + 1])
+    next_cursor = str(rows[limit - 1].pk) if len(rows) > limit else None
+    return Page(items=rows[:limit], next_cursor=next_cursor)

@@ -7,7 +7,7 @@ from django.db.models import Prefetch, QuerySet
 
 from apps.agents.models import Agent
 from apps.core.errors import NotFound
-from apps.core.pagination import Page
+from apps.core.pagination import Page, id_paginate
 from apps.entries.models import Entry, EntryAlias
 
 
@@ -39,11 +39,7 @@ def entries_page(
     qs = _with_aliases(Entry.objects.filter(agent=agent))
     if kind:
         qs = qs.filter(kind=kind)
-    if after_id is not None:
-        qs = qs.filter(id__gt=after_id)
-    rows = list(qs.order_by("id")[: limit + 1])
-    next_cursor = str(rows[limit - 1].id) if len(rows) > limit else None
-    return Page(items=rows[:limit], next_cursor=next_cursor)
+    return id_paginate(qs, after_id=after_id, limit=limit)
 
 
 def documents(*, agent: Agent, names: Iterable[str]) -> dict[str, Entry]:

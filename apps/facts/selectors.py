@@ -5,7 +5,7 @@ from django.db.models import QuerySet
 
 from apps.agents.models import Agent
 from apps.core.errors import NotFound
-from apps.core.pagination import Page
+from apps.core.pagination import Page, id_paginate
 from apps.facts.models import Category, Fact, FactVersion
 from apps.facts.vectors import unit
 from apps.search.legs import keyword_search, vector_search
@@ -36,11 +36,7 @@ def facts_page(
         qs = qs.current()
     if category:
         qs = qs.filter(category__name=category)
-    if after_id is not None:
-        qs = qs.filter(pk__gt=after_id)
-    rows = list(qs.order_by("id")[: limit + 1])
-    next_cursor = str(rows[limit - 1].pk) if len(rows) > limit else None
-    return Page(items=rows[:limit], next_cursor=next_cursor)
+    return id_paginate(qs, after_id=after_id, limit=limit)
 
 
 def fact_versions(*, fact: Fact) -> QuerySet[FactVersion]:

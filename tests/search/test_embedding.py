@@ -48,6 +48,19 @@ def test_after_commit_embeds_with_the_model_label(session, embed_now):
 
 
 @pytest.mark.django_db
+def test_new_messages_are_embedded_in_task_sized_batches(settings, llm_server, session, embed_now):
+    _remote(settings, llm_server)
+    settings.MEMORYHUB_EMBEDDING_BATCH_SIZE = 2
+
+    with embed_now():
+        add(session, "one", "two", "three", "four", "five")
+
+    batches = [r.body["input"] for r in llm_server.requests]
+    assert batches == [["one", "two"], ["three", "four"], ["five"]]
+    assert Message.objects.filter(embedding_model="remote-embed@384").count() == 5
+
+
+@pytest.mark.django_db
 def test_failed_message_is_found_by_keyword_then_by_semantic_after_the_retry(
     settings, llm_server, api, session, embed_now
 ):
