@@ -124,6 +124,7 @@ def unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
 
 api.add_router("/", "apps.agents.api.router")
 api.add_router("/", "apps.conversations.api.router")
+api.add_router("/", "apps.conversations.api.search_router")
 api.add_router("/", "apps.search.api.router")
 api.add_router("/", "apps.facts.api.router")
 api.add_router("/", "apps.entries.api.router")

@@ -1,8 +1,8 @@
 from django.contrib import admin
-from django.db.models import Count, Q
 from django.http import HttpRequest
 
 from apps.conversations.models import Message, Session, SessionMeta, Summary
+from apps.search.admin import embedding_status_filter
 
 
 @admin.register(Session)
@@ -28,28 +28,6 @@ class SummaryAdmin(admin.ModelAdmin):
     readonly_fields = ["session", "created_at", "updated_at"]
 
 
-class EmbeddingStatusFilter(admin.SimpleListFilter):
-    """Embedded / pending / failed, each with its count (apps/conversations/embedding.py)."""
-
-    title = "embedding"
-    parameter_name = "embedding_status"
-    _queries = {
-        "embedded": Q(embedding__isnull=False),
-        "pending": Q(embedding__isnull=True, embedding_error=""),
-        "failed": Q(embedding__isnull=True) & ~Q(embedding_error=""),
-    }
-
-    def lookups(self, request, model_admin):
-        counts = Message.objects.aggregate(
-            **{name: Count("pk", filter=q) for name, q in self._queries.items()}
-        )
-        return [(name, f"{name} ({counts[name]})") for name in self._queries]
-
-    def queryset(self, request, queryset):
-        q = self._queries.get(self.value() or "")
-        return queryset.filter(q) if q is not None else queryset
-
-
 @admin.register(Message)
 class MessageAdmin(admin.ModelAdmin):
     """History is the record of what was said: read-only except its importance."""
@@ -60,7 +38,7 @@ class MessageAdmin(admin.ModelAdmin):
         "agent__team",
         "agent",
         ("embedding", admin.EmptyFieldListFilter),
-        EmbeddingStatusFilter,
+        embedding_status_filter("messages"),
     ]
     search_fields = ["content", "name", "session__key", "=id"]
     list_select_related = ["session"]

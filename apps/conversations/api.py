@@ -4,11 +4,14 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 from ninja import Query, Router, Schema, Status
+from ninja.errors import HttpError
 from pydantic import Field
 
-from apps.conversations import selectors, services
+from apps.conversations import search, selectors, services
 from apps.conversations.schemas import (
     AppendOut,
+    ChatSearchIn,
+    ChatSearchOut,
     MessagePage,
     MessagesIn,
     ResetOut,
@@ -19,8 +22,10 @@ from apps.conversations.schemas import (
     SessionPatch,
     WindowOut,
 )
+from apps.providers.embeddings import EmbeddingError
 
 router = Router(tags=["sessions"])
+search_router = Router(tags=["search"])
 
 
 class PageQuery(Schema):
@@ -141,4 +146,58 @@ def get_window(request, session_id: str):
         "start_at": window.start_at,
         "summary": window.summary,
         "messages": window.messages,
+    }
+
+
+def _search_message(m) -> dict:
+    return {
+        "id": m.id,
+        "session_id": m.session_id,
+        "role": m.role,
+        "name": m.name,
+        "content": m.content,
+        "created_at": m.created_at,
+        "metadata": m.metadata,
+    }
+
+
+@search_router.post("/search", response=ChatSearchOut)
+def search_chat_history(request, payload: ChatSearchIn):
+    """Search the agent's messages: semantic (default), keyword, hybrid or contains."""
+    agent = request.auth
+    session = (
+        selectors.session_get(agent=agent, ref=payload.session_id) if payload.session_id else None
+    )
+    roles = [payload.role] if isinstance(payload.role, str) else payload.role
+    try:
+        result = search.message_search(
+            agent=agent,
+            query=payload.query,
+            mode=payload.mode,
+            k=payload.k,
+            session=session,
+            roles=roles,
+            after=_utc(payload.after),
+            before=_utc(payload.before),
+            metadata=payload.metadata,
+            min_score=payload.min_score,
+        )
+    except EmbeddingError as exc:
+        raise HttpError(503, f"the query could not be embedded: {exc}") from exc
+    return {
+        "query": result.query,
+        "mode": result.mode,
+        "hits": [
+            {
+                **_search_message(h.message),
+                "score": h.score,
+                "legs": {leg: {"rank": r.rank, "score": r.score} for leg, r in h.legs.items()},
+                "window": h.window,
+            }
+            for h in result.hits
+        ],
+        "windows": [
+            {"session_id": w.session_id, "messages": [_search_message(m) for m in w.messages]}
+            for w in result.windows
+        ],
     }

@@ -1,6 +1,41 @@
 from django.apps import AppConfig
 
 
+def embedding_text(message) -> str:
+    """The text embedded for a message: the participant name with the content, so questions
+    naming a person ("what did Caroline say") match that person's first-person messages."""
+    return f"{message.name}: {message.content}" if message.name else message.content
+
+
+def render(message):
+    from apps.search.corpora import Rendered
+
+    speaker = f"{message.role} {message.name}".strip()
+    return Rendered(kind="message", title=speaker, text=message.content)
+
+
 class ConversationsConfig(AppConfig):
     name = "apps.conversations"
     label = "conversations"
+
+    def ready(self) -> None:
+        from apps.conversations.models import Message
+        from apps.search.corpora import Corpus, register
+
+        register(
+            Corpus(
+                name="messages",
+                model=Message,
+                # The participant name is indexed with the content (search.0001 migration).
+                text_fields=("name", "content"),
+                embed=embedding_text,
+                embed_fields=("name", "content"),
+                vector_field="embedding",
+                model_field="embedding_model",
+                agent_field="agent",
+                session_field="session",
+                kind_field="role",
+                order_fields=("created_at", "id"),
+                render=render,
+            )
+        )

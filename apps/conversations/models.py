@@ -6,8 +6,7 @@ from django.utils import timezone
 
 from apps.agents.models import Agent
 from apps.core.fields import VectorField
-
-EMBEDDING_DIMENSIONS = 384
+from apps.providers.embeddings import EMBEDDING_DIMENSIONS
 
 
 class Session(models.Model):

@@ -102,3 +102,53 @@ class WindowOut(Schema):
     start_at: datetime | None
     summary: str | None
     messages: list[MessageOut]
+
+
+# --- search_chat_history (POST /search) ---------------------------------------------------
+SearchMode = Literal["semantic", "keyword", "hybrid", "contains"]
+Scalar = str | int | float | bool
+
+
+class ChatSearchIn(Schema):
+    query: str
+    mode: SearchMode = "semantic"
+    k: int = Field(10, ge=1, le=100)
+    session_id: str | None = None
+    role: str | list[str] | None = None
+    after: datetime | None = None
+    before: datetime | None = None
+    metadata: dict[str, Scalar] | None = None
+    min_score: float | None = None
+
+
+class LegOut(Schema):
+    rank: int
+    score: float
+
+
+class ChatSearchMessageOut(Schema):
+    id: uuid.UUID
+    session_id: uuid.UUID
+    role: str
+    name: str
+    content: str
+    created_at: datetime
+    metadata: dict
+
+
+class ChatSearchHitOut(ChatSearchMessageOut):
+    score: float
+    legs: dict[str, LegOut]
+    window: int  # index into `windows`
+
+
+class ChatSearchWindowOut(Schema):
+    session_id: uuid.UUID
+    messages: list[ChatSearchMessageOut]
+
+
+class ChatSearchOut(Schema):
+    query: str
+    mode: SearchMode
+    hits: list[ChatSearchHitOut]
+    windows: list[ChatSearchWindowOut]

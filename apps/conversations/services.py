@@ -11,10 +11,10 @@ from django.utils import timezone
 
 from apps.agents.models import Agent
 from apps.conversations import working_memory
-from apps.conversations.embedding import schedule_embedding
 from apps.conversations.models import Message, Role, Session, SessionMeta
 from apps.core.errors import Conflict, InvalidInput, PayloadTooLarge
 from apps.providers.tokens import count_tokens_batch
+from apps.search.embedding import schedule_embedding
 
 
 @dataclass(frozen=True)
@@ -202,7 +202,7 @@ def _append_once(session, agent, config, messages, times, tokens) -> AppendResul
     if to_create:
         Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
         working_memory.invalidate(session.id)
-        schedule_embedding(message_ids=[m.id for m in to_create])
+        schedule_embedding(corpus="messages", ids=[m.id for m in to_create])
     return AppendResult(
         messages=ordered, created=len(to_create), deduplicated=len(messages) - len(to_create)
     )

@@ -1,4 +1,7 @@
-"""Liveness checks for /healthz: database, broker and providers."""
+"""Checks for /healthz. Each entry of MEMORYHUB_HEALTH_CHECKS is a callable returning
+`(key, body, ok)`: `body` appears under `key` in the JSON, and any `ok` False makes the
+answer 503. Apps contribute their own (providers, the embedding backlog) through the
+setting, so this module imports none of them."""
 
 from dataclasses import dataclass
 
@@ -41,3 +44,13 @@ def check_broker(timeout: float = 2.0) -> Check:
             return Check("broker", True, conn.as_uri())
     except Exception as exc:
         return Check("broker", False, f"{type(exc).__name__}: {exc}")
+
+
+def database_report() -> tuple[str, dict, bool]:
+    check = check_database()
+    return check.name, {"ok": check.ok, "detail": check.detail}, check.ok
+
+
+def broker_report() -> tuple[str, dict, bool]:
+    check = check_broker()
+    return check.name, {"ok": check.ok, "detail": check.detail}, check.ok

@@ -9,6 +9,7 @@ from apps.agents.models import Agent
 from apps.core.errors import NotFound
 from apps.core.pagination import Page, id_paginate
 from apps.entries.models import Entry, EntryAlias
+from apps.search.legs import keyword_search
 
 
 @dataclass(frozen=True)
@@ -54,8 +55,6 @@ def entries_all(*, agent: Agent) -> list[Entry]:
 
 def entries_search(*, agent: Agent, query: str, limit: int) -> list[EntryHit]:
     """BM25 over name + content (seed 003), best first with scores; the caller picks a cutoff."""
-    from apps.entries.search import keyword_hits
-
-    hits = keyword_hits(agent=agent, query=query, limit=limit)
-    by_id = _with_aliases(Entry.objects.filter(agent=agent)).in_bulk([h[0] for h in hits])
-    return [EntryHit(entry=by_id[pk], score=score) for pk, score in hits if pk in by_id]
+    hits = keyword_search("entries", agent_id=agent.pk, query=query, limit=limit)
+    by_id = _with_aliases(Entry.objects.filter(agent=agent)).in_bulk([h.object_id for h in hits])
+    return [EntryHit(entry=by_id[h.object_id], score=h.score) for h in hits if h.object_id in by_id]

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.core.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
 from apps.entries import names
@@ -22,12 +23,6 @@ from apps.providers.tokens import count_tokens
 class Resolved:
     entry: Entry
     via_alias: str | None
-
-
-def lock_agent(agent: Agent) -> None:
-    """Serialise this agent's entry writes until the transaction ends."""
-    # SQLite's IMMEDIATE transactions already serialise writers; this covers PostgreSQL.
-    list(Agent.objects.select_for_update().filter(pk=agent.pk).values_list("pk", flat=True))
 
 
 def _check_name(name: object, *, loc: list[str | int]) -> str:

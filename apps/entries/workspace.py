@@ -18,12 +18,13 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.core.errors import Conflict, InvalidInput, PayloadTooLarge
 from apps.entries import names
 from apps.entries.models import Entry, EntryAlias, Kind
 from apps.entries.selectors import entries_all
-from apps.entries.services import entry_set_content, lock_agent
+from apps.entries.services import entry_set_content
 from apps.providers.tokens import count_tokens_batch
 
 FORMAT = "memoryhub-workspace"

@@ -2,6 +2,7 @@ from django.contrib import admin
 
 from apps.facts.models import Category, Fact, FactVersion
 from apps.facts.services import fact_update
+from apps.search.admin import embedding_status_filter
 
 
 class FactVersionInline(admin.TabularInline):
@@ -21,12 +22,14 @@ class FactVersionInline(admin.TabularInline):
 class FactAdmin(admin.ModelAdmin):
     list_display = ["key", "category", "agent", "short_value", "importance", "salience",
                     "access_count", "source", "valid_to"]  # fmt: skip
-    list_filter = ["source", ("valid_to", admin.EmptyFieldListFilter), "agent", "category__name"]
+    list_filter = ["source", ("valid_to", admin.EmptyFieldListFilter), "agent", "category__name",
+                   embedding_status_filter("facts")]  # fmt: skip
     search_fields = ["key", "value", "category__name"]
     list_select_related = ["category", "agent"]
     readonly_fields = ["agent", "normalized", "access_count", "last_accessed_at", "salience",
-                       "embedding_model", "embedding_error", "session", "valid_from", "valid_to",
-                       "superseded_by", "created_at", "updated_at"]  # fmt: skip
+                       "embedding_model", "embedding_error", "embedding_attempts", "session",
+                       "valid_from", "valid_to", "superseded_by", "created_at",
+                       "updated_at"]  # fmt: skip
     exclude = ["embedding"]
     inlines = [FactVersionInline]
     date_hierarchy = "created_at"
@@ -39,7 +42,8 @@ class FactAdmin(admin.ModelAdmin):
         return False  # facts are saved through memory_save / the API, with dedup
 
     def save_model(self, request, obj, form, change):
-        # Edits go through the service so every change records a version.
+        # Edits go through the service so every change records a version. The admin holds a
+        # transaction around the whole view, so the new value is embedded after commit.
         original = Fact.objects.get(pk=obj.pk)
         new_value, obj.value = obj.value, original.value
         fact_update(
@@ -50,13 +54,14 @@ class FactAdmin(admin.ModelAdmin):
             value=new_value,
             key=obj.key,
             importance=obj.importance,
+            embed_now=False,
         )
 
 
 @admin.register(Category)
 class CategoryAdmin(admin.ModelAdmin):
     list_display = ["name", "agent", "created_at"]
-    list_filter = ["agent"]
     search_fields = ["name"]
     exclude = ["embedding"]
-    readonly_fields = ["embedding_model", "embedding_error", "created_at"]
+    readonly_fields = ["embedding_model", "embedding_error", "embedding_attempts", "created_at"]
+    list_filter = ["agent", embedding_status_filter("categories")]

@@ -12,6 +12,7 @@ from apps.facts.schemas import (
     FactSaveOut,
     FactSupersede,
     FactVersionOut,
+    save_out,
 )
 
 router = Router(tags=["facts"])
@@ -22,16 +23,6 @@ class FactQuery(Schema):
     include_superseded: bool = False
     cursor: int | None = Field(None, ge=0)
     limit: int = Field(100, ge=1, le=500)
-
-
-def save_out(result: services.SaveResult) -> dict:
-    return {
-        "fact": result.fact,
-        "action": result.action,
-        "deduped": result.deduped,
-        "existing_id": result.fact.pk if result.deduped else None,
-        "similarity": result.similarity,
-    }
 
 
 @router.get("/facts", response=FactPage)

@@ -1,12 +1,26 @@
 from django.apps import AppConfig
 
 
+def render_fact(fact):
+    from apps.search.corpora import Rendered
+
+    return Rendered(kind="fact", title=f"{fact.category.name}/{fact.key}", text=fact.value)
+
+
+def fact_text(fact) -> str:
+    return fact.value
+
+
+def category_text(category) -> str:
+    return category.name
+
+
 class FactsConfig(AppConfig):
     name = "apps.facts"
     label = "facts"
 
     def ready(self) -> None:
-        from apps.facts.models import Fact
+        from apps.facts.models import Category, Fact
         from apps.search.corpora import Corpus, register
 
         register(
@@ -14,7 +28,25 @@ class FactsConfig(AppConfig):
                 name="facts",
                 model=Fact,
                 text_fields=("key", "value"),
+                embed=fact_text,
+                embed_fields=("value",),
                 vector_field="embedding",
                 model_field="embedding_model",
+                kind_field="category",
+                select_related=("category",),
+                render=render_fact,
+            )
+        )
+        # Category names are embedded for auto-categorisation and recall tier 1 and compared
+        # in numpy (an agent has tens of them): vectors, no keyword or ANN index.
+        register(
+            Corpus(
+                name="categories",
+                model=Category,
+                embed=category_text,
+                embed_fields=("name",),
+                vector_field="embedding",
+                model_field="embedding_model",
+                vector_index=False,
             )
         )

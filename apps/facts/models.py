@@ -3,8 +3,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from apps.agents.models import Agent
-from apps.conversations.models import EMBEDDING_DIMENSIONS, Session
 from apps.core.fields import VectorField
+from apps.providers.embeddings import EMBEDDING_DIMENSIONS
 
 GENERAL = "general"
 
@@ -22,6 +22,7 @@ class Category(models.Model):
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     embedding_model = models.CharField(max_length=100, blank=True, default="")
     embedding_error = models.TextField(blank=True, default="")
+    embedding_attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -63,8 +64,10 @@ class Fact(models.Model):
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     embedding_model = models.CharField(max_length=100, blank=True, default="")
     embedding_error = models.TextField(blank=True, default="")
+    embedding_attempts = models.PositiveSmallIntegerField(default=0)
+    # By name, not by import: domain apps do not import each other (docs/architecture.md).
     session = models.ForeignKey(
-        Session, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        "conversations.Session", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     valid_from = models.DateTimeField(default=timezone.now)
     valid_to = models.DateTimeField(null=True, blank=True)

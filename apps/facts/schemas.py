@@ -81,3 +81,14 @@ class FactSaveOut(Schema):
     deduped: bool
     existing_id: int | None
     similarity: float | None
+
+
+def save_out(result) -> dict:
+    """A services.SaveResult as a FactSaveOut body (facts API and memory_save share it)."""
+    return {
+        "fact": result.fact,
+        "action": result.action,
+        "deduped": result.deduped,
+        "existing_id": result.fact.pk if result.deduped else None,
+        "similarity": result.similarity,
+    }

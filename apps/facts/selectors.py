@@ -59,8 +59,13 @@ def categories_nearest(
     return [(cats[i], float(sims[i])) for i in order if float(sims[i]) >= threshold][:limit]
 
 
+def facts_current(*, agent: Agent) -> QuerySet[Fact]:
+    """The agent's facts that are not superseded."""
+    return Fact.objects.current().filter(agent=agent)
+
+
 def _current(agent: Agent, category_ids: list[int] | None) -> QuerySet[Fact]:
-    qs = Fact.objects.current().filter(agent=agent)
+    qs = facts_current(agent=agent)
     if category_ids is not None:
         qs = qs.filter(category_id__in=category_ids)
     return qs

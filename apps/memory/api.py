@@ -3,7 +3,7 @@
 from ninja import Router
 
 from apps.conversations.selectors import session_get
-from apps.facts.api import save_out
+from apps.facts.schemas import save_out
 from apps.memory import selectors, services
 from apps.memory.context import Context, get_context
 from apps.memory.schemas import (

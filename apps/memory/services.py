@@ -9,7 +9,7 @@ from apps.agents.models import Agent
 from apps.conversations.selectors import session_get
 from apps.entries import names
 from apps.entries.services import entry_append
-from apps.facts.services import RecallResult, SaveResult, fact_save, facts_recall
+from apps.facts.services import RecallResult, SaveResult, fact_prepare, fact_write, facts_recall
 
 
 @dataclass(frozen=True)
@@ -36,17 +36,19 @@ def memory_save(
     importance: float | None = None,
     session_ref: str | None = None,
 ) -> MemorySaveResult:
-    """Store a fact (with dedup) and append it to today's log `memory/YYYY-MM-DD.md` (UTC)."""
+    """Store a fact (with dedup) and append it to today's log `memory/YYYY-MM-DD.md` (UTC),
+    both in one transaction; the fact's vectors are computed before it opens."""
     session = session_get(agent=agent, ref=session_ref) if session_ref else None
+    draft = fact_prepare(
+        agent=agent,
+        content=content,
+        category=category,
+        key=key,
+        importance=importance,
+        session_id=session.id if session is not None else None,
+    )
     with transaction.atomic():
-        saved = fact_save(
-            agent=agent,
-            content=content,
-            category=category,
-            key=key,
-            importance=importance,
-            session=session,
-        )
+        saved = fact_write(draft=draft)
         day = timezone.now().date()
         log_name = names.daily_log_name(day)
         entry_append(

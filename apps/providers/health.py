@@ -50,3 +50,9 @@ def _llm_status() -> ProviderStatus:
 def provider_status() -> dict[str, ProviderStatus]:
     """Status of the "embedding" and "llm" providers."""
     return {"embedding": _embedding_status(), "llm": _llm_status()}
+
+
+def providers_report() -> tuple[str, dict, bool]:
+    """/healthz entry: each provider's status; informative, never makes /healthz fail."""
+    body = {name: {"ok": p.ok, "detail": p.detail} for name, p in provider_status().items()}
+    return "providers", body, True

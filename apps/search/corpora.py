@@ -1,30 +1,65 @@
-"""Searchable corpora: which model, which text fields, which vector field, which agent FK.
+"""The corpus registry: every searchable model is declared here once, by its own app.
 
-Apps register their corpora in `AppConfig.ready()`; the search backends read them from here.
-See apps/search/README.md for registering a corpus and creating its indexes in a migration.
+A corpus says which text is indexed (BM25) and which is embedded, where the vector and its
+bookkeeping live, which fields scope it (agent, session, kind), the order of its rows within
+a session (for neighbours and context windows) and how a hit is rendered. The search layer
+derives everything else from it: the legs, hybrid ranking, the one embedding pipeline with
+its task, sweep and backlog counts, `manage.py reembed`, the admin and health figures.
+Apps register in `AppConfig.ready()`; see apps/search/README.md. The search layer imports
+no domain app.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured
 from django.db import models
+
+from apps.core.fields import VectorField
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A hit as people and agents see it: what it is, a title and its text."""
+
+    kind: str  # e.g. message | fact | entry | document
+    title: str
+    text: str
 
 
 @dataclass(frozen=True)
 class Corpus:
     """One searchable model.
 
-    `text_fields` are indexed together for BM25 (their tokens form one document);
-    `vector_field` is a VectorField (or None for keyword-only corpora); `model_field`, when
-    set, names the CharField holding the embedder name, so vector search only compares
-    vectors of the current model; `agent_field` is the FK that scopes every search.
+    `text_fields` form one BM25 document (empty: no keyword index). `embed` returns the text
+    embedded for a row (None: no vectors); it may read only `embed_fields`, which the
+    pipeline loads and re-checks before it writes a vector, so a row edited meanwhile keeps
+    its new text's turn. The four `*_field` names hold the vector, its "name@dims" label,
+    the last error and the attempt count.
     """
 
     name: str
     model: type[models.Model]
-    text_fields: tuple[str, ...]
+    text_fields: tuple[str, ...] = ()
+    embed: Callable[[models.Model], str] | None = None
+    embed_fields: tuple[str, ...] = ()
     vector_field: str | None = None
     model_field: str | None = None
+    # False: vectors are kept (and embedded) but compared in Python, with no ANN index.
+    vector_index: bool = True
+    error_field: str = "embedding_error"
+    attempts_field: str = "embedding_attempts"
     agent_field: str = "agent"
+    session_field: str | None = None
+    kind_field: str | None = None
+    # Row order within a session: neighbours and context windows follow it.
+    order_fields: tuple[str, ...] = ("pk",)
+    select_related: tuple[str, ...] = ()
+    render: Callable[[models.Model], Rendered] | None = None
+
+    @property
+    def embeds(self) -> bool:
+        return self.embed is not None
 
     @property
     def table(self) -> str:
@@ -39,25 +74,66 @@ class Corpus:
         return self.model._meta.get_field(self.agent_field).column
 
     def column(self, field: str) -> str:
+        if field == "pk":
+            return self.pk_column
         return self.model._meta.get_field(field).column
 
+    def hits_queryset(self) -> models.QuerySet:
+        """Rows to show for hits: related rows joined, every vector left in the database
+        (decoding 384 floats per row costs more than the query itself)."""
+        qs = self.model._default_manager.all()
+        deferred = _vector_fields(self.model)
+        for relation in self.select_related:
+            related = self.model._meta.get_field(relation).related_model
+            deferred += [f"{relation}__{name}" for name in _vector_fields(related)]
+        if self.select_related:
+            qs = qs.select_related(*self.select_related)
+        return qs.defer(*deferred) if deferred else qs
 
-def vector_label(embedder: object) -> str:
-    """What is stored beside each vector (e.g. Message.embedding_model): "name@dims".
+    def rendered(self, obj: models.Model) -> Rendered:
+        if self.render is not None:
+            return self.render(obj)
+        text = " ".join(str(getattr(obj, f)) for f in self.text_fields)
+        return Rendered(kind=self.name, title=str(obj), text=text)
 
-    Vector search compares only vectors with the current embedder's label.
-    """
-    return f"{embedder.name}@{embedder.dimensions}"
+
+def _vector_fields(model: type[models.Model]) -> list[str]:
+    return [f.name for f in model._meta.concrete_fields if isinstance(f, VectorField)]
+
+
+def _check(corpus: Corpus) -> None:
+    """Every named field exists on the model; an embedding corpus has all four fields."""
+    named = [
+        *corpus.text_fields,
+        *corpus.embed_fields,
+        corpus.agent_field,
+        *(f for f in corpus.order_fields if f != "pk"),
+    ]
+    if corpus.embeds:
+        if not (corpus.vector_field and corpus.model_field and corpus.embed_fields):
+            raise ImproperlyConfigured(
+                f"corpus {corpus.name!r} embeds: it needs vector_field, model_field and "
+                f"embed_fields"
+            )
+        named += [corpus.vector_field, corpus.model_field, corpus.error_field]
+        named.append(corpus.attempts_field)
+    named += [f for f in (corpus.session_field, corpus.kind_field) if f]
+    for field in named:
+        try:
+            corpus.model._meta.get_field(field)
+        except FieldDoesNotExist as exc:
+            raise ImproperlyConfigured(f"corpus {corpus.name!r}: {exc}") from exc
 
 
 _registry: dict[str, Corpus] = {}
 
 
 def register(corpus: Corpus) -> Corpus:
-    """Add a corpus (idempotent for the same definition); raises ValueError on a clash."""
+    """Add a corpus (idempotent for the same definition); ImproperlyConfigured on a clash."""
+    _check(corpus)
     existing = _registry.get(corpus.name)
     if existing is not None and existing != corpus:
-        raise ValueError(f"corpus {corpus.name!r} is already registered differently")
+        raise ImproperlyConfigured(f"corpus {corpus.name!r} is already registered differently")
     _registry[corpus.name] = corpus
     return corpus
 
@@ -71,4 +147,10 @@ def get_corpus(name: str) -> Corpus:
 
 
 def all_corpora() -> list[Corpus]:
-    return list(_registry.values())
+    """Every registered corpus, by name."""
+    return [_registry[name] for name in sorted(_registry)]
+
+
+def embedding_corpora() -> list[Corpus]:
+    """The corpora that have vectors, by name."""
+    return [c for c in all_corpora() if c.embeds]

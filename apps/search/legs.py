@@ -1,30 +1,36 @@
-"""Generic search legs over any registered corpus: the functions other apps call.
+"""The search legs over any registered corpus: keyword (BM25), vector, contains.
 
-Every function is scoped to one agent; `queryset` (of the corpus model) narrows the
-candidates further. Hits are `ranking.Hit(object_id, score, leg)`, best first.
+Every leg is scoped to one agent; `queryset` (of the corpus model) narrows the candidates
+further. Hits are `ranking.Hit(object_id, score, leg, corpus)`, best first. Hybrid ranking
+over one or several corpora is apps/search/hybrid.py.
 """
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from django.db.models import QuerySet
 
-from apps.providers.embeddings import get_embedder
+from apps.providers.embeddings import embed_query, vector_label
 from apps.search.backends import get_backend
-from apps.search.corpora import Corpus, get_corpus, vector_label
-from apps.search.ranking import RRF_K, FusedHit, Hit, rrf
+from apps.search.corpora import Corpus, get_corpus
+from apps.search.ranking import Hit
 
 
 def _corpus(corpus: Corpus | str) -> Corpus:
     return get_corpus(corpus) if isinstance(corpus, str) else corpus
 
 
+def _named(corpus: Corpus, hits: list[Hit]) -> list[Hit]:
+    return [replace(h, corpus=corpus.name) for h in hits]
+
+
 def keyword_search(
     corpus: Corpus | str, *, agent_id: int, query: str, limit: int, queryset: QuerySet | None = None
 ) -> list[Hit]:
     """BM25 (k1 1.2, b 0.75), OR over the query's words; `"phrases"` and `prefix*` work."""
-    return get_backend().keyword(
-        _corpus(corpus), agent_id=agent_id, query=query, limit=limit, queryset=queryset
-    )
+    c = _corpus(corpus)
+    hits = get_backend().keyword(c, agent_id=agent_id, query=query, limit=limit, queryset=queryset)
+    return _named(c, hits)
 
 
 def vector_search(
@@ -39,26 +45,25 @@ def vector_search(
 ) -> list[Hit]:
     """Cosine similarity (score in [-1, 1]) to `vector`, or to the embedded `query`.
 
-    Only vectors labelled with the configured embedder (`corpora.vector_label`, stored in the
-    corpus's model_field) are compared. `exact=True` scans the queryset's rows instead of the
-    ANN index: use it when the queryset is narrow (one session's messages).
-    Raises EmbeddingError when the query cannot be embedded.
+    Only vectors labelled with the configured embedder are compared. `exact=True` scans the
+    queryset's rows instead of the ANN index: use it when the queryset is narrow (one
+    session's messages). Raises EmbeddingError when the query cannot be embedded.
     """
     c = _corpus(corpus)
-    embedder = get_embedder()
     if vector is None:
         if query is None:
             raise ValueError("vector_search needs a query or a vector")
-        vector = embedder.embed([query])[0]
-    return get_backend().vector(
+        vector = embed_query(query)
+    hits = get_backend().vector(
         c,
         agent_id=agent_id,
         vector=vector,
         limit=limit,
-        model_name=vector_label(embedder) if c.model_field else None,
+        model_name=vector_label() if c.model_field else None,
         queryset=queryset,
         exact=exact,
     )
+    return _named(c, hits)
 
 
 def contains_search(
@@ -77,21 +82,4 @@ def contains_search(
     qs = queryset if queryset is not None else c.model._default_manager.all()
     qs = qs.filter(**{c.agent_field + "_id": agent_id, f"{field}__icontains": text})
     pks = qs.order_by(*order_by).values_list("pk", flat=True)[:limit]
-    return [Hit(object_id=pk, score=1.0, leg="contains") for pk in pks]
-
-
-def hybrid_search(
-    corpus: Corpus | str,
-    *,
-    agent_id: int,
-    query: str,
-    limit: int,
-    depth: int = 50,
-    queryset: QuerySet | None = None,
-    rrf_k: int = RRF_K,
-) -> list[FusedHit]:
-    """Reciprocal-rank fusion of the BM25 and vector legs (each `depth` deep), best first."""
-    depth = max(depth, limit)
-    bm25 = keyword_search(corpus, agent_id=agent_id, query=query, limit=depth, queryset=queryset)
-    dense = vector_search(corpus, agent_id=agent_id, query=query, limit=depth, queryset=queryset)
-    return rrf(bm25, dense, k=rrf_k)[:limit]
+    return [Hit(object_id=pk, score=1.0, leg="contains", corpus=c.name) for pk in pks]

@@ -22,15 +22,31 @@ from django.db import migrations
 from apps.search.backends import postgres, sqlite
 from apps.search.backends.base import TableSpec, table_spec
 
+VENDORS = ("sqlite", "postgresql")
+
 
 class _IndexOperation(migrations.operations.base.Operation):
     reversible = True
     reduces_to_sql = False
     atomic = True
 
-    def __init__(self, model_name: str, *, agent_field: str = "agent") -> None:
+    # Drop* subclasses invert the direction: they remove the index going forwards.
+    drops = False
+
+    def __init__(
+        self, model_name: str, *, agent_field: str = "agent", vendors: Sequence[str] = VENDORS
+    ) -> None:
         self.model_name = model_name
         self.agent_field = agent_field
+        self.vendors = tuple(vendors)
+
+    def _kwargs(self) -> dict:
+        kwargs = {}
+        if self.agent_field != "agent":
+            kwargs["agent_field"] = self.agent_field
+        if self.vendors != VENDORS:
+            kwargs["vendors"] = self.vendors
+        return kwargs
 
     def state_forwards(self, app_label, state) -> None:
         pass  # no model state changes: the side tables are not models
@@ -54,31 +70,30 @@ class _IndexOperation(migrations.operations.base.Operation):
 
     def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
         conn = schema_editor.connection
-        if conn.vendor in ("sqlite", "postgresql"):
-            spec = self._spec(app_label, to_state, conn)
-            self._run(schema_editor, self._sql(conn.vendor, spec, forwards=True))
+        if conn.vendor in self.vendors:
+            spec = self._spec(app_label, from_state if self.drops else to_state, conn)
+            self._run(schema_editor, self._sql(conn.vendor, spec, forwards=not self.drops))
 
     def database_backwards(self, app_label, schema_editor, from_state, to_state) -> None:
         conn = schema_editor.connection
-        if conn.vendor in ("sqlite", "postgresql"):
-            spec = self._spec(app_label, from_state, conn)
-            self._run(schema_editor, self._sql(conn.vendor, spec, forwards=False))
+        if conn.vendor in self.vendors:
+            spec = self._spec(app_label, to_state if self.drops else from_state, conn)
+            self._run(schema_editor, self._sql(conn.vendor, spec, forwards=self.drops))
 
 
 class AddKeywordIndex(_IndexOperation):
     """BM25 keyword index over `fields` of a model (tokens of all fields form one document)."""
 
-    def __init__(
-        self, model_name: str, *, fields: Sequence[str], agent_field: str = "agent"
-    ) -> None:
-        super().__init__(model_name, agent_field=agent_field)
+    def __init__(self, model_name: str, *, fields: Sequence[str], **kwargs) -> None:
+        super().__init__(model_name, **kwargs)
         self.fields = tuple(fields)
 
     def deconstruct(self):
-        kwargs = {"fields": self.fields}
-        if self.agent_field != "agent":
-            kwargs["agent_field"] = self.agent_field
-        return self.__class__.__qualname__, [self.model_name], kwargs
+        return (
+            self.__class__.__qualname__,
+            [self.model_name],
+            {"fields": self.fields, **self._kwargs()},
+        )
 
     def describe(self) -> str:
         return f"Create keyword (BM25) index on {self.model_name} ({', '.join(self.fields)})"
@@ -93,15 +108,16 @@ class AddKeywordIndex(_IndexOperation):
 class AddVectorIndex(_IndexOperation):
     """Cosine nearest-neighbour index on a VectorField (HNSW on PostgreSQL, vec0 on SQLite)."""
 
-    def __init__(self, model_name: str, *, field: str, agent_field: str = "agent") -> None:
-        super().__init__(model_name, agent_field=agent_field)
+    def __init__(self, model_name: str, *, field: str, **kwargs) -> None:
+        super().__init__(model_name, **kwargs)
         self.field = field
 
     def deconstruct(self):
-        kwargs = {"field": self.field}
-        if self.agent_field != "agent":
-            kwargs["agent_field"] = self.agent_field
-        return self.__class__.__qualname__, [self.model_name], kwargs
+        return (
+            self.__class__.__qualname__,
+            [self.model_name],
+            {"field": self.field, **self._kwargs()},
+        )
 
     def describe(self) -> str:
         return f"Create vector index on {self.model_name}.{self.field}"
@@ -111,3 +127,23 @@ class AddVectorIndex(_IndexOperation):
         if forwards:
             return module.vector_index_sql(spec)
         return module.drop_vector_index_sql(spec)
+
+
+class DropKeywordIndex(AddKeywordIndex):
+    """The inverse of AddKeywordIndex. With vendors=("sqlite",) around an operation that
+    remakes the table on SQLite (AddField of a NOT NULL column, AlterField), then an
+    AddKeywordIndex with the same vendors: the remake would drop the triggers."""
+
+    drops = True
+
+    def describe(self) -> str:
+        return f"Drop keyword (BM25) index on {self.model_name}"
+
+
+class DropVectorIndex(AddVectorIndex):
+    """The inverse of AddVectorIndex (see DropKeywordIndex)."""
+
+    drops = True
+
+    def describe(self) -> str:
+        return f"Drop vector index on {self.model_name}.{self.field}"

@@ -19,6 +19,7 @@ class Hit:
     object_id: Any
     score: float
     leg: str  # "bm25" | "vector" | "contains"
+    corpus: str = ""
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class FusedHit:
     object_id: Any
     score: float
     legs: dict[str, LegRank] = field(default_factory=dict)
+    corpus: str = ""
 
 
 def bm25_idf(n_docs: int, doc_freq: int) -> float:
@@ -54,14 +56,32 @@ def rrf(
 ) -> list[FusedHit]:
     """Reciprocal-rank fusion: score = sum over legs of weight / (k + rank), best first.
 
-    Each ranking is one leg's hits, best first. Ties keep the order of first appearance.
+    Each ranking is one leg's hits, best first; a hit is identified by (corpus, object_id).
+    Ties keep the order of first appearance.
     """
     weights = list(weights) if weights is not None else [1.0] * len(rankings)
-    scores: dict[Any, float] = {}
-    legs: dict[Any, dict[str, LegRank]] = {}
+    scores: dict[tuple[str, Any], float] = {}
+    legs: dict[tuple[str, Any], dict[str, LegRank]] = {}
     for ranking, weight in zip(rankings, weights, strict=True):
         for rank, hit in enumerate(ranking, start=1):
-            scores[hit.object_id] = scores.get(hit.object_id, 0.0) + weight / (k + rank)
-            legs.setdefault(hit.object_id, {})[hit.leg] = LegRank(rank=rank, score=hit.score)
-    order = sorted(scores, key=lambda oid: -scores[oid])  # stable: first appearance on ties
-    return [FusedHit(object_id=oid, score=scores[oid], legs=legs[oid]) for oid in order]
+            key = (hit.corpus, hit.object_id)
+            scores[key] = scores.get(key, 0.0) + weight / (k + rank)
+            legs.setdefault(key, {})[hit.leg] = LegRank(rank=rank, score=hit.score)
+    order = sorted(scores, key=lambda key: -scores[key])  # stable: first appearance on ties
+    return [
+        FusedHit(object_id=key[1], score=scores[key], legs=legs[key], corpus=key[0])
+        for key in order
+    ]
+
+
+def single(hits: Sequence[Hit]) -> list[FusedHit]:
+    """One leg's hits as fused hits: its own scores, ranks from 1."""
+    return [
+        FusedHit(
+            object_id=h.object_id,
+            score=h.score,
+            legs={h.leg: LegRank(rank=i, score=h.score)},
+            corpus=h.corpus,
+        )
+        for i, h in enumerate(hits, start=1)
+    ]

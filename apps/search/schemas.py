@@ -1,61 +1,19 @@
-from datetime import datetime
-from typing import Literal
-from uuid import UUID
-
-from ninja import Field, Schema
-
-Mode = Literal["semantic", "keyword", "hybrid", "contains"]
-Scalar = str | int | float | bool
+from ninja import Schema
 
 
-class SearchIn(Schema):
-    query: str
-    mode: Mode = "semantic"
-    k: int = Field(10, ge=1, le=100)
-    session_id: str | None = None
-    role: str | list[str] | None = None
-    after: datetime | None = None
-    before: datetime | None = None
-    metadata: dict[str, Scalar] | None = None
-    min_score: float | None = None
-
-
-class LegOut(Schema):
-    rank: int
-    score: float
-
-
-class MessageOut(Schema):
-    id: UUID
-    session_id: UUID
-    role: str
-    name: str
-    content: str
-    created_at: datetime
-    metadata: dict
-
-
-class HitOut(MessageOut):
-    score: float
-    legs: dict[str, LegOut]
-    window: int  # index into `windows`
-
-
-class WindowOut(Schema):
-    session_id: UUID
-    messages: list[MessageOut]
-
-
-class SearchOut(Schema):
-    query: str
-    mode: Mode
-    hits: list[HitOut]
-    windows: list[WindowOut]
+class CorpusBacklogOut(Schema):
+    vectors: bool  # false: a keyword-only corpus (nothing to embed)
+    embedded: int  # with the current model
+    stale: int  # with another model: `manage.py reembed` replaces them
+    pending: int  # no vector yet, no failure recorded
+    failed: int  # no vector, the last attempt failed
 
 
 class EmbeddingStatusOut(Schema):
     model: str
+    # The messages corpus, as in the first version of this endpoint.
     embedded: int
     stale: int
     pending: int
     failed: int
+    corpora: dict[str, CorpusBacklogOut]

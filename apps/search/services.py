@@ -15,13 +15,15 @@ def search_indexes_rebuild() -> list[str]:
         return []
     rebuilt = []
     for corpus in all_corpora():
+        if not corpus.text_fields:
+            continue  # no side tables: vectors without an ANN index are compared in Python
         with transaction.atomic(), connection.cursor() as cursor:
             spec = table_spec(
                 corpus.model,
                 connection,
                 agent_field=corpus.agent_field,
                 text_fields=corpus.text_fields,
-                vector_field=corpus.vector_field,
+                vector_field=corpus.vector_field if corpus.vector_index else None,
             )
             for statement in sqlite.rebuild_sql(spec):
                 cursor.execute(statement)

@@ -167,17 +167,12 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # Periodic work lives in code; the DatabaseScheduler upserts these by name at beat start.
 CELERY_BEAT_SCHEDULE: dict = {
-    # Every 5 minutes: embed messages whose after-commit task never ran or gave up retrying.
-    "embed-pending-messages": {
-        "task": "conversations.embed_pending",
+    # Every 5 minutes: enqueue rows of every corpus still without a vector (their
+    # after-commit task never ran, or gave up retrying), capped per corpus and run.
+    "embed-pending": {
+        "task": "search.embed_pending",
         "schedule": 300.0,
         "options": {"expires": 290},
-    },
-    # Every 10 minutes: embed facts saved while the embedder was down (facts.embed_pending).
-    "embed-pending-facts": {
-        "task": "facts.embed_pending",
-        "schedule": 600.0,
-        "options": {"expires": 590},
     },
     # Hourly: decay the cached salience of facts, so get_context's preselection stays tight.
     "refresh-fact-salience": {
@@ -209,11 +204,23 @@ MEMORYHUB_MAX_BATCH_MESSAGES = env.int("MEMORYHUB_MAX_BATCH_MESSAGES", default=1
 # request from becoming a write.
 MEMORYHUB_KEY_TOUCH_SECONDS = env.int("MEMORYHUB_KEY_TOUCH_SECONDS", default=60)
 
-# Background embedding (apps/conversations/embedding.py): texts per task, attempts before a
-# message waits for the sweep only, and the first retry delay (doubling each attempt).
+# The embedding pipeline (apps/search/embedding.py), the same for every corpus: rows per
+# task, attempts before a row waits for `manage.py reembed`, the first retry delay (doubling
+# each attempt), and rows the beat sweep enqueues per corpus and run.
 MEMORYHUB_EMBEDDING_BATCH_SIZE = env.int("MEMORYHUB_EMBEDDING_BATCH_SIZE", default=64)
 MEMORYHUB_EMBEDDING_MAX_ATTEMPTS = env.int("MEMORYHUB_EMBEDDING_MAX_ATTEMPTS", default=5)
 MEMORYHUB_EMBEDDING_RETRY_SECONDS = env.float("MEMORYHUB_EMBEDDING_RETRY_SECONDS", default=30.0)
+MEMORYHUB_EMBEDDING_SWEEP_LIMIT = env.int("MEMORYHUB_EMBEDDING_SWEEP_LIMIT", default=2000)
+# A provider (embedder, LLM) called inside an open transaction: "log" a warning with the
+# stack, "raise" (the test suite), or "off" (apps/providers/guard.py).
+MEMORYHUB_PROVIDER_GUARD = env.str("MEMORYHUB_PROVIDER_GUARD", default="log")
+# /healthz, in order: each returns (key, body, ok); any ok False answers 503.
+MEMORYHUB_HEALTH_CHECKS = [
+    "apps.core.health.database_report",
+    "apps.core.health.broker_report",
+    "apps.providers.health.providers_report",
+    "apps.search.health.backlog_report",
+]
 # Search: the longest query accepted, in bytes.
 MEMORYHUB_SEARCH_MAX_QUERY_BYTES = env.int("MEMORYHUB_SEARCH_MAX_QUERY_BYTES", default=4096)
 

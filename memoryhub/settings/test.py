@@ -28,3 +28,6 @@ MEMORYHUB_PROVIDERS = {
     "embedding": {"CLASS": "apps.providers.embeddings.fake.HashEmbedder", "CONFIG": {}},
 }
 MEMORYHUB_KEY_TOUCH_SECONDS = 0
+# A provider called while the code under test holds a transaction fails the test
+# (pytest-django's own test transaction does not count: apps/providers/guard.py).
+MEMORYHUB_PROVIDER_GUARD = "raise"

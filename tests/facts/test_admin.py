@@ -5,6 +5,7 @@ from django.contrib.auth.models import User
 
 from apps.facts.models import FactVersion
 from apps.facts.services import fact_save
+from apps.providers.embeddings.fake import HashEmbedder
 
 pytestmark = pytest.mark.django_db
 
@@ -28,19 +29,28 @@ def test_changelist_search_and_change_page(admin_client, agent):
     assert "Lives in Berlin" in change.content.decode()
 
 
-def test_an_admin_edit_is_recorded_as_a_version(admin_client, agent):
+def test_an_admin_edit_is_recorded_as_a_version(
+    admin_client, agent, django_capture_on_commit_callbacks
+):
     fact = fact_save(agent=agent, content="Lives in Berlin", category="profile", key="city").fact
 
-    response = admin_client.post(
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        response = admin_client.post(
         f"/admin/facts/fact/{fact.pk}/change/",
-        {"category": fact.category_id, "key": "city", "value": "Lives in Hamburg",
-         "source": "agent", "importance": "0.5",
-         "versions-TOTAL_FORMS": "1", "versions-INITIAL_FORMS": "1",
-         "versions-MIN_NUM_FORMS": "0", "versions-MAX_NUM_FORMS": "1000",
-         "versions-0-id": FactVersion.objects.get(fact=fact).pk, "versions-0-fact": fact.pk},
-    )  # fmt: skip
+            {"category": fact.category_id, "key": "city", "value": "Lives in Hamburg",
+             "source": "agent", "importance": "0.5",
+             "versions-TOTAL_FORMS": "1", "versions-INITIAL_FORMS": "1",
+             "versions-MIN_NUM_FORMS": "0", "versions-MAX_NUM_FORMS": "1000",
+             "versions-0-id": FactVersion.objects.get(fact=fact).pk, "versions-0-fact": fact.pk},
+        )  # fmt: skip
 
     assert response.status_code == 302
     assert list(
         FactVersion.objects.filter(fact=fact).values_list("old_value", "new_value", "changed_by")
     ) == [("", "Lives in Berlin", "agent"), ("Lives in Berlin", "Lives in Hamburg", "admin:root")]
+    # the admin's view runs in a transaction: the new value is embedded after commit, by the
+    # search pipeline (one task), with the vector of the new text
+    assert len(callbacks) == 1
+    fact.refresh_from_db()
+    assert fact.embedding_model == "fake-hash@384"
+    assert fact.embedding.tolist() == pytest.approx(HashEmbedder().embed(["Lives in Hamburg"])[0])

@@ -5,7 +5,7 @@ from django.utils import timezone
 
 from apps.entries.models import Entry
 from apps.facts.models import Category, Fact, FactVersion
-from apps.facts.tasks import embed_fact_task
+from apps.search.tasks import embed_task
 from tests.memory.helpers import BROKEN, HASH, MINILM, use_embedder
 
 pytestmark = pytest.mark.django_db
@@ -182,7 +182,7 @@ def test_with_the_embedder_down_the_fact_is_kept_and_embedded_later(api, agent, 
     assert fact.embedding_error != ""
     # when the embedder is back, the retry task (enqueued on commit; eager here) succeeds
     use_embedder(settings, HASH)
-    assert embed_fact_task.delay(fact.pk).get() is True
+    assert embed_task.delay("facts", [fact.pk]).get() == 1
     fact.refresh_from_db()
     assert (fact.embedding is not None, fact.embedding_model) == (True, "fake-hash@384")
 

@@ -6,9 +6,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from apps.facts.models import Fact
+from apps.facts.models import Category, Fact
 from apps.facts.services import fact_save
-from apps.facts.tasks import embed_pending_facts_task, refresh_salience_task
+from apps.facts.tasks import refresh_salience_task
+from apps.search.tasks import embed_pending_task
 from memoryhub.celery import app
 from tests.memory.helpers import BROKEN, HASH, use_embedder
 from tests.support.llm_server import Status
@@ -20,10 +21,15 @@ def test_pending_facts_are_embedded_when_the_embedder_is_back(agent, settings):
     fact = fact_save(agent=agent, content="Lives in Berlin", category="profile").fact
     use_embedder(settings, HASH)
 
-    result = embed_pending_facts_task.delay().get()
+    result = embed_pending_task.delay().get()
 
+    # the sweep enqueued the fact and its new category, whose name failed to embed too
     fact.refresh_from_db()
-    assert (result, fact.embedding_model, fact.embedding_error) == (1, "fake-hash@384", "")
+    category = Category.objects.get(pk=fact.category_id)
+    assert (result, fact.embedding_model, fact.embedding_error) == (2, "fake-hash@384", "")
+    assert (category.name, category.embedding_model, category.embedding_error) == (
+        "profile", "fake-hash@384", "",
+    )  # fmt: skip
 
 
 @pytest.mark.django_db
@@ -80,23 +86,33 @@ def test_worker_retries_a_failed_fact_embedding_until_the_server_answers(
     # but semantic recall cannot yet
     assert api.post("/memory/recall", {"query": text}).json()["items"] == []
 
-    # when the worker starts and the server fails its first attempt
-    llm_server.script(Status(500, "still down"))
+    # when the worker starts and the server fails the first attempt of both tasks (the fact's
+    # and its new category's: both failed at save time)
+    llm_server.script(Status(500, "still down"), Status(500, "still down"))
     request.getfixturevalue("celery_worker")
 
-    # then the task retries through the broker and the second attempt succeeds
+    # then the tasks retry through the broker and the second attempts succeed
+    category = Category.objects.get(name="general")
     deadline = time.monotonic() + 30  # a safety net against a hang, not a speed assertion
     while time.monotonic() < deadline:
         fact.refresh_from_db()
-        if fact.embedding is not None:
+        category.refresh_from_db()
+        if fact.embedding is not None and category.embedding is not None:
             break
         time.sleep(0.05)
-    assert (fact.embedding_model, fact.embedding_error) == ("remote-embed@384", "")
-    assert [r.body["input"] for r in llm_server.requests] == [
+    assert (fact.embedding_model, fact.embedding_error, fact.embedding_attempts) == (
+        "remote-embed@384", "", 2,
+    )  # fmt: skip
+    assert (category.embedding_model, category.embedding_error, category.embedding_attempts) == (
+        "remote-embed@384", "", 2,
+    )  # fmt: skip
+    inputs = [r.body["input"] for r in llm_server.requests]
+    assert inputs[:5] == [
         [text], ["general"],  # the save
         ["sandbox deploy key"], ["the sandbox deploy key rotates weekly!"], [text],  # the checks
-        [text], [text],  # the worker: failed, then retried
     ]  # fmt: skip
+    # the worker: each task failed once, then retried (the two tasks may interleave)
+    assert sorted(inputs[5:]) == sorted([["general"], ["general"], [text], [text]])
     # and memory_recall finds it
     recalled = api.post("/memory/recall", {"query": text}).json()
     assert [(h["fact"]["id"], h["tier"], round(h["similarity"], 6)) for h in recalled["items"]] == [

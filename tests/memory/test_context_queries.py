@@ -9,8 +9,9 @@ from apps.conversations.models import Message, Summary
 from apps.conversations.services import NewMessage, messages_append
 from apps.entries.models import Entry
 from apps.entries.services import entry_add
-from apps.facts.services import embed, fact_save
+from apps.facts.services import fact_save
 from apps.memory.context import get_context
+from apps.providers.embeddings import embed_query
 from apps.search.legs import vector_search
 
 pytestmark = pytest.mark.django_db
@@ -46,7 +47,7 @@ def memory(agent, session, django_capture_on_commit_callbacks):
 
 def search_statements(agent, session) -> int:
     """What one vector query of the session's messages costs in the search layer."""
-    vector = embed("first message 1").vector
+    vector = embed_query("first message 1")
     with CaptureQueriesContext(connection) as captured:
         vector_search("messages", agent_id=agent.pk, vector=vector, limit=10,
                       queryset=Message.objects.filter(session=session), exact=True)  # fmt: skip

@@ -228,8 +228,16 @@ def test_status_counts_pending_failed_embedded(api, other_api, session, embed_no
     r = api.get("/search/status")
 
     assert r.status_code == 200
+    messages = {"embedded": 2, "stale": 0, "pending": 1, "failed": 1}
+    none = {"embedded": 0, "stale": 0, "pending": 0, "failed": 0}
     assert r.json() == {
-        "model": "fake-hash@384", "embedded": 2, "stale": 0, "pending": 1, "failed": 1,
+        "model": "fake-hash@384", **messages,
+        "corpora": {
+            "categories": {"vectors": True, **none},
+            "entries": {"vectors": False, **none},
+            "facts": {"vectors": True, **none},
+            "messages": {"vectors": True, **messages},
+        },
     }  # fmt: skip
     assert other_api.get("/search/status").json()["embedded"] == 0
 

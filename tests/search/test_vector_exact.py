@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 
 from apps.conversations.models import Message
-from apps.providers.embeddings import get_embedder
-from apps.search.corpora import vector_label
+from apps.providers.embeddings import get_embedder, vector_label
 from apps.search.legs import vector_search
 from tests.factories import MessageFactory, SessionFactory
 

@@ -1,38 +1,45 @@
 """The one write path for facts and categories: save with dedup, update, supersede, recall.
 
-Embeddings are computed synchronously here, because dedup and auto-categorisation need them
-at write time. When the embedder fails the fact is still stored (exact-match dedup only),
-its error is kept and `facts.embed_fact` embeds it later: nothing saved is lost.
+Nothing here calls a provider inside a transaction: vectors are computed first (a save's
+value for dedup and auto-categorisation, a new category's name), then the agent row and the
+facts are locked, in that order, and written. When the embedder fails the fact is still
+stored (exact-match dedup only) and the search layer's pipeline embeds it later: nothing
+saved is lost.
 
-Sub-modules: validation, embedding (late embedding too), salience, categories, save (dedup),
-versions (update, supersede, delete), recall. Import from this package.
+Sub-modules: validation, salience, categories, save (dedup), versions (update, supersede,
+delete), recall. Import from this package.
 """
 
-from apps.facts.services.categories import category_get_or_create
-from apps.facts.services.embedding import Embedding, embed, embed_retry_delay, fact_embed
+from apps.facts.services.categories import category_get_or_create, category_vectors
 from apps.facts.services.recall import RecallHit, RecallResult, facts_recall
-from apps.facts.services.salience import fact_salience, facts_refresh_salience, facts_touch
-from apps.facts.services.save import SaveResult, fact_save
+from apps.facts.services.salience import (
+    fact_reinforce,
+    fact_salience,
+    facts_refresh_salience,
+    facts_touch,
+)
+from apps.facts.services.save import FactDraft, SaveResult, fact_prepare, fact_save, fact_write
 from apps.facts.services.validation import clean_category, clean_key, clean_value
 from apps.facts.services.versions import fact_delete, fact_supersede, fact_update
 
 __all__ = [
-    "Embedding",
+    "FactDraft",
     "RecallHit",
     "RecallResult",
     "SaveResult",
     "category_get_or_create",
+    "category_vectors",
     "clean_category",
     "clean_key",
     "clean_value",
-    "embed",
-    "embed_retry_delay",
     "fact_delete",
-    "fact_embed",
+    "fact_prepare",
+    "fact_reinforce",
     "fact_salience",
     "fact_save",
     "fact_supersede",
     "fact_update",
+    "fact_write",
     "facts_recall",
     "facts_refresh_salience",
     "facts_touch",

@@ -1,39 +1,59 @@
-"""Categories: created on first use with the embedding of their name; auto-categorisation."""
+"""Categories: created on first use with the embedding of their name; auto-categorisation.
+
+Name vectors are computed before any transaction (`category_vectors`); inside it a category
+is created with the vector it was handed, or without one, for the pipeline to embed later.
+"""
+
+from collections.abc import Iterable
 
 import numpy as np
 
 from apps.agents.models import Agent
 from apps.facts import selectors
 from apps.facts.models import GENERAL, Category
-from apps.facts.services.embedding import embed
-from apps.facts.services.validation import clean_category
+from apps.search.embedding import Embedding, embed_text, schedule_embedding
 
 
-def category_get_or_create(*, agent: Agent, name: str) -> Category:
-    """The agent's category by name, created (with the embedding of its name) if missing."""
-    name = clean_category(name, loc=["body", "category"])
+def category_vectors(*, agent: Agent, names: Iterable[str]) -> dict[str, Embedding]:
+    """Embeddings of the names that are not yet the agent's categories (call outside a
+    transaction: it may embed)."""
+    names = list(dict.fromkeys(names))
+    existing = set(
+        Category.objects.filter(agent=agent, name__in=names).values_list("name", flat=True)
+    )
+    return {name: embed_text(name) for name in names if name not in existing}
+
+
+def category_get_or_create(
+    *, agent: Agent, name: str, vectors: dict[str, Embedding] | None = None
+) -> Category:
+    """The agent's category by (clean) name, created if missing with its vector from
+    `vectors`; without one the search pipeline embeds it after commit. Never embeds."""
     category = Category.objects.filter(agent=agent, name=name).first()
     if category is not None:
         return category
-    emb = embed(name)
-    category, _ = Category.objects.get_or_create(
+    emb = (vectors or {}).get(name) or Embedding(vector=None, model="", error="")
+    category, created = Category.objects.get_or_create(
         agent=agent,
         name=name,
         defaults={
             "embedding": emb.vector,
             "embedding_model": emb.model,
             "embedding_error": emb.error,
+            "embedding_attempts": 1 if emb.error else 0,
         },
     )
+    if created and emb.vector is None:
+        schedule_embedding(corpus="categories", ids=[category.pk])
     return category
 
 
-def auto_category(agent: Agent, vector: np.ndarray | None) -> Category:
+def auto_category_name(agent: Agent, vector: np.ndarray | None) -> str:
     """Seed 001's auto-categorisation: the nearest existing category by embedding, or general."""
     if vector is not None:
         nearest = selectors.categories_nearest(
             agent=agent, vector=vector, threshold=agent.config.category_match_threshold, limit=1
         )
         if nearest:
-            return nearest[0][0]
-    return category_get_or_create(agent=agent, name=GENERAL)
+            return nearest[0][0].name
+    return GENERAL

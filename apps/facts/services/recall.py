@@ -8,9 +8,9 @@ from apps.agents.models import Agent
 from apps.core.errors import InvalidInput, NotFound
 from apps.facts import selectors
 from apps.facts.models import Category, Fact
-from apps.facts.services.embedding import embed
 from apps.facts.services.salience import fact_salience, facts_touch
 from apps.facts.services.validation import clean_category
+from apps.providers.embeddings import EmbeddingError, embed_query
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,10 @@ def facts_recall(
     k = k or config.recall_k
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must not be empty", loc=["body", "query"])
-    emb = embed(query)
+    try:
+        vector = embed_query(query)
+    except EmbeddingError:
+        vector = None  # keyword recall keeps working on what was saved
     w = config.recall_salience_weight
     now = timezone.now()
 
@@ -53,13 +56,13 @@ def facts_recall(
             raise NotFound(f"no category '{name}'", loc=["body", "category"])
         categories = [cat.name]
         found = (
-            selectors.facts_nearest(agent=agent, vector=emb.vector, category_ids=[cat.pk], k=k)
-            if emb.vector is not None
+            selectors.facts_nearest(agent=agent, vector=vector, category_ids=[cat.pk], k=k)
+            if vector is not None
             else selectors.facts_keyword(agent=agent, query=query, category_ids=[cat.pk], k=k)
         )
         for fact, sim in found:
             hits[fact.pk] = RecallHit(fact, sim, score(fact, sim), "category")
-    elif emb.vector is None:
+    elif vector is None:
         # No embedder: keyword match keeps recall working on what was saved.
         for fact, sim in selectors.facts_keyword(agent=agent, query=query, category_ids=None, k=k):
             hits[fact.pk] = RecallHit(fact, sim, score(fact, sim), "flat")
@@ -67,14 +70,14 @@ def facts_recall(
     else:
         matched = selectors.categories_nearest(
             agent=agent,
-            vector=emb.vector,
+            vector=vector,
             threshold=config.category_match_threshold,
             limit=config.recall_max_categories,
         )
         categories = [c.name for c, _ in matched]
         if matched:
             scoped = selectors.facts_nearest(
-                agent=agent, vector=emb.vector, category_ids=[c.pk for c, _ in matched], k=k
+                agent=agent, vector=vector, category_ids=[c.pk for c, _ in matched], k=k
             )
             for fact, sim in scoped:
                 hits[fact.pk] = RecallHit(fact, sim, score(fact, sim), "scoped")
@@ -82,7 +85,7 @@ def facts_recall(
         if good < min(k, config.recall_scoped_min):
             fell_back = True
             for fact, sim in selectors.facts_nearest(
-                agent=agent, vector=emb.vector, category_ids=None, k=k
+                agent=agent, vector=vector, category_ids=None, k=k
             ):
                 hits.setdefault(fact.pk, RecallHit(fact, sim, score(fact, sim), "flat"))
     ranked = sorted(hits.values(), key=lambda h: (-h.score, h.fact.pk))[:k]

@@ -1,23 +1,36 @@
-"""fact_save: seed 001's memory_save (structured half) with dedup on write."""
+"""fact_save: seed 001's memory_save (structured half) with dedup on write.
 
-from dataclasses import dataclass
+Two steps, so no provider runs inside a transaction: `fact_prepare` validates and embeds
+(the value, and the names of categories it may create); `fact_write` locks the agent, then
+re-checks dedup against the rows as they are now, and writes. `fact_save` is both.
+"""
+
+import uuid
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
 
-from apps.agents.config import AgentConfig
+from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
-from apps.conversations.models import Session
 from apps.core.errors import InvalidInput
-from apps.entries.services import lock_agent
 from apps.facts import selectors, text
 from apps.facts.models import Category, Fact, Source
-from apps.facts.services.categories import auto_category, category_get_or_create
-from apps.facts.services.embedding import embed, schedule_embedding
-from apps.facts.services.salience import fact_salience
-from apps.facts.services.validation import clean_importance, clean_key, clean_value
+from apps.facts.services.categories import (
+    auto_category_name,
+    category_get_or_create,
+    category_vectors,
+)
+from apps.facts.services.salience import fact_reinforce, fact_salience, lock_facts
+from apps.facts.services.validation import (
+    clean_category,
+    clean_importance,
+    clean_key,
+    clean_value,
+)
 from apps.facts.services.versions import add_version, change_value
+from apps.search.embedding import Embedding, embed_text, schedule_embedding
 
 
 @dataclass(frozen=True)
@@ -29,6 +42,140 @@ class SaveResult:
     @property
     def deduped(self) -> bool:
         return self.action != "created"
+
+
+@dataclass(frozen=True)
+class FactDraft:
+    """A validated save, with every vector it needs computed (`fact_prepare`)."""
+
+    agent: Agent
+    value: str
+    key: str | None
+    category: str | None  # a clean name, or None: auto-categorise
+    importance: float | None
+    source: str
+    session_id: uuid.UUID | None
+    emb: Embedding
+    category_embs: dict[str, Embedding] = field(default_factory=dict)
+
+
+def fact_prepare(
+    *,
+    agent: Agent,
+    content: str,
+    category: str | None = None,
+    key: str | None = None,
+    importance: float | None = None,
+    source: str = Source.AGENT,
+    session_id: uuid.UUID | None = None,
+) -> FactDraft:
+    """Validate a save and embed what it needs, outside any transaction; InvalidInput,
+    PayloadTooLarge on bad input. An embedder failure is kept in the draft, not raised."""
+    value = clean_value(agent, content, loc=["body", "content"])
+    key = clean_key(key, loc=["body", "key"]) if key is not None else None
+    if category is not None:
+        category = clean_category(category, loc=["body", "category"])
+    if importance is not None:
+        importance = clean_importance(importance, 0.0, loc=["body", "importance"])
+    if source not in Source.values:
+        raise InvalidInput(f"unknown source '{source}'", loc=["body", "source"])
+    emb = embed_text(value)
+    # The category this save would land in today; fact_write decides again under the lock.
+    landing = category or auto_category_name(agent, emb.vector)
+    return FactDraft(
+        agent=agent,
+        value=value,
+        key=key,
+        category=category,
+        importance=importance,
+        source=source,
+        session_id=session_id,
+        emb=emb,
+        category_embs=category_vectors(agent=agent, names=[landing]),
+    )
+
+
+def fact_save(**kwargs) -> SaveResult:
+    """Save a fact with dedup on write (seed 001's memory_save, structured half).
+
+    Same key in the category: the value is updated (a new version). Same normalised value,
+    or cosine >= fact_dedup_threshold within the category: the existing fact is reinforced
+    (same value) or updated to the new wording (paraphrase). Otherwise a new fact.
+    Takes `fact_prepare`'s arguments.
+    """
+    return fact_write(draft=fact_prepare(**kwargs))
+
+
+def fact_write(*, draft: FactDraft) -> SaveResult:
+    """Write a prepared save: agent lock, dedup re-checked against current rows, no provider
+    call. Atomic; joins the caller's transaction when there is one."""
+    agent = draft.agent
+    with transaction.atomic():
+        lock_agent(agent)
+        now = timezone.now()
+        name = draft.category or auto_category_name(agent, draft.emb.vector)
+        cat = category_get_or_create(agent=agent, name=name, vectors=draft.category_embs)
+        for dedup in (_same_key, _same_text, _same_meaning):
+            result = dedup(draft, cat, now)
+            if result is not None:
+                return result
+        return SaveResult(_create(draft, cat, now), "created", None)
+
+
+def _current(draft: FactDraft, cat: Category):
+    return Fact.objects.current().filter(agent=draft.agent, category=cat)
+
+
+def _same_key(draft: FactDraft, cat: Category, now: datetime) -> SaveResult | None:
+    existing = _current(draft, cat).filter(key=draft.key).first() if draft.key else None
+    if existing is None:
+        return None
+    lock_facts([existing.pk])
+    if existing.normalized == text.normalized_hash(draft.value):
+        return SaveResult(_reinforce(existing, draft, now), "reinforced", None)
+    change_value(
+        existing,
+        value=draft.value,
+        emb=draft.emb,
+        by=draft.source,
+        reason="saved again under the same key",
+        now=now,
+    )
+    return SaveResult(_reinforce(existing, draft, now), "updated", None)
+
+
+def _same_text(draft: FactDraft, cat: Category, now: datetime) -> SaveResult | None:
+    same = (
+        _current(draft, cat)
+        .filter(normalized=text.normalized_hash(draft.value))
+        .order_by("id")
+        .first()
+    )
+    if same is None:
+        return None
+    lock_facts([same.pk])
+    return SaveResult(_reinforce(same, draft, now), "reinforced", 1.0)
+
+
+def _same_meaning(draft: FactDraft, cat: Category, now: datetime) -> SaveResult | None:
+    if draft.emb.vector is None:
+        return None
+    near = selectors.facts_nearest(
+        agent=draft.agent, vector=draft.emb.vector, category_ids=[cat.pk], k=1
+    )
+    if not near or near[0][1] < draft.agent.config.fact_dedup_threshold:
+        return None
+    fact, similarity = near[0]
+    lock_facts([fact.pk])
+    reason = f"paraphrase saved (cosine {similarity:.3f})"
+    change_value(fact, value=draft.value, emb=draft.emb, by=draft.source, reason=reason, now=now)
+    return SaveResult(_reinforce(fact, draft, now), "updated", similarity)
+
+
+def _reinforce(fact: Fact, draft: FactDraft, now: datetime) -> Fact:
+    return fact_reinforce(
+        fact=fact, config=draft.agent.config, importance=draft.importance, now=now
+    )
 
 
 def _unique_key(agent: Agent, category: Category, key: str) -> str:
@@ -45,112 +192,30 @@ def _unique_key(agent: Agent, category: Category, key: str) -> str:
     return f"{key}-{n}"
 
 
-def _reinforce(fact: Fact, *, config: AgentConfig, importance: float | None, now: datetime) -> Fact:
-    fact.access_count += 1
-    fact.last_accessed_at = now
-    if importance is not None:
-        fact.importance = max(fact.importance, importance)
-    fact.updated_at = now
-    fact.salience = fact_salience(fact, config=config, now=now)
-    fact.save(
-        update_fields=["access_count", "last_accessed_at", "importance", "updated_at", "salience"]
+def _create(draft: FactDraft, cat: Category, now: datetime) -> Fact:
+    agent, config, emb = draft.agent, draft.agent.config, draft.emb
+    fact = Fact(
+        agent=agent,
+        category=cat,
+        key=_unique_key(agent, cat, draft.key or text.derive_key(draft.value)),
+        value=draft.value,
+        normalized=text.normalized_hash(draft.value),
+        source=draft.source,
+        importance=(
+            draft.importance if draft.importance is not None else config.fact_default_importance
+        ),
+        embedding=emb.vector,
+        embedding_model=emb.model,
+        embedding_error=emb.error,
+        embedding_attempts=1 if emb.error else 0,
+        session_id=draft.session_id,
+        valid_from=now,
+        created_at=now,
+        updated_at=now,
     )
+    fact.salience = fact_salience(fact, config=config, now=now)
+    fact.save()
+    add_version(fact, old="", new=draft.value, by=draft.source, reason="created", at=now)
+    if emb.vector is None:
+        schedule_embedding(corpus="facts", ids=[fact.pk])
     return fact
-
-
-def fact_save(
-    *,
-    agent: Agent,
-    content: str,
-    category: str | None = None,
-    key: str | None = None,
-    importance: float | None = None,
-    source: str = Source.AGENT,
-    session: Session | None = None,
-) -> SaveResult:
-    """Save a fact with dedup on write (seed 001's memory_save, structured half).
-
-    Same key in the category: the value is updated (a new version). Same normalised value,
-    or cosine >= fact_dedup_threshold within the category: the existing fact is reinforced
-    (same value) or updated to the new wording (paraphrase). Otherwise a new fact.
-    """
-    config = agent.config
-    value = clean_value(agent, content, loc=["body", "content"])
-    key = clean_key(key, loc=["body", "key"]) if key is not None else None
-    if importance is not None:
-        importance = clean_importance(importance, 0.0, loc=["body", "importance"])
-    if source not in Source.values:
-        raise InvalidInput(f"unknown source '{source}'", loc=["body", "source"])
-    emb = embed(value)
-    with transaction.atomic():
-        lock_agent(agent)
-        cat = (
-            category_get_or_create(agent=agent, name=category)
-            if category is not None
-            else auto_category(agent, emb.vector)
-        )
-        now = timezone.now()
-        current = Fact.objects.current().filter(agent=agent, category=cat)
-        norm = text.normalized_hash(value)
-        existing = current.filter(key=key).first() if key else None
-        if existing is not None:
-            if existing.normalized == norm:
-                return SaveResult(
-                    _reinforce(existing, config=config, importance=importance, now=now),
-                    "reinforced",
-                    None,
-                )
-            change_value(
-                existing,
-                agent=agent,
-                value=value,
-                emb=emb,
-                by=source,
-                reason="saved again under the same key",
-                now=now,
-            )
-            return SaveResult(
-                _reinforce(existing, config=config, importance=importance, now=now), "updated", None
-            )
-        same = current.filter(normalized=norm).order_by("id").first()
-        if same is not None:
-            return SaveResult(
-                _reinforce(same, config=config, importance=importance, now=now), "reinforced", 1.0
-            )
-        if emb.vector is not None:
-            near = selectors.facts_nearest(
-                agent=agent, vector=emb.vector, category_ids=[cat.pk], k=1
-            )
-            if near and near[0][1] >= config.fact_dedup_threshold:
-                fact, similarity = near[0]
-                reason = f"paraphrase saved (cosine {similarity:.3f})"
-                change_value(
-                    fact, agent=agent, value=value, emb=emb, by=source, reason=reason, now=now
-                )
-                return SaveResult(
-                    _reinforce(fact, config=config, importance=importance, now=now),
-                    "updated",
-                    similarity,
-                )
-        fact = Fact(
-            agent=agent,
-            category=cat,
-            key=_unique_key(agent, cat, key or text.derive_key(value)),
-            value=value,
-            normalized=norm,
-            source=source,
-            importance=importance if importance is not None else config.fact_default_importance,
-            embedding=emb.vector,
-            embedding_model=emb.model,
-            embedding_error=emb.error,
-            session=session,
-            valid_from=now,
-            created_at=now,
-            updated_at=now,
-        )
-        fact.salience = fact_salience(fact, config=config, now=now)
-        fact.save()
-        add_version(fact, old="", new=value, by=source, reason="created", at=now)
-        if emb.vector is None:
-            schedule_embedding(fact.pk)
-    return SaveResult(fact, "created", None)

@@ -1,19 +1,28 @@
-"""Value history: every change records a FactVersion; edit in place, supersede, delete."""
+"""Value history: every change records a FactVersion; edit in place, supersede, delete.
+
+Each service embeds (a new value, a new category's name) before its transaction, then takes
+the agent lock and the fact's row lock, re-reads the fact and writes.
+"""
 
 from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
 
+from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
-from apps.core.errors import Conflict
-from apps.entries.services import lock_agent
+from apps.core.errors import Conflict, NotFound
 from apps.facts import text
 from apps.facts.models import Fact, FactVersion
-from apps.facts.services.categories import category_get_or_create
-from apps.facts.services.embedding import Embedding, embed, schedule_embedding
-from apps.facts.services.salience import fact_salience
-from apps.facts.services.validation import clean_importance, clean_key, clean_value
+from apps.facts.services.categories import category_get_or_create, category_vectors
+from apps.facts.services.salience import fact_salience, lock_facts
+from apps.facts.services.validation import (
+    clean_category,
+    clean_importance,
+    clean_key,
+    clean_value,
+)
+from apps.search.embedding import Embedding, embed_text, schedule_embedding
 
 
 def add_version(fact: Fact, *, old: str, new: str, by: str, reason: str, at: datetime) -> None:
@@ -30,13 +39,15 @@ def add_version(fact: Fact, *, old: str, new: str, by: str, reason: str, at: dat
 
 
 def change_value(
-    fact: Fact, *, agent: Agent, value: str, emb: Embedding, by: str, reason: str, now: datetime
+    fact: Fact, *, value: str, emb: Embedding, by: str, reason: str, now: datetime
 ) -> Fact:
-    """Set a new value with its embedding and record the version (old -> new, who, why)."""
+    """Set a new value with its (precomputed) embedding and record the version (old -> new,
+    who, why); a missing vector is left to the search pipeline."""
     old = fact.value
     fact.value = value
     fact.normalized = text.normalized_hash(value)
     fact.embedding, fact.embedding_model, fact.embedding_error = emb.vector, emb.model, emb.error
+    fact.embedding_attempts = 1 if emb.error else 0
     fact.updated_at = now
     fact.save(
         update_fields=[
@@ -45,14 +56,26 @@ def change_value(
             "embedding",
             "embedding_model",
             "embedding_error",
+            "embedding_attempts",
             "updated_at",
         ]
     )
     add_version(fact, old=old, new=value, by=by, reason=reason, at=now)
+    if emb.vector is None:
+        schedule_embedding(corpus="facts", ids=[fact.pk])
     return fact
 
 
-@transaction.atomic
+def _locked(agent: Agent, fact: Fact) -> Fact:
+    """The agent lock, then the fact's row lock; the fact as it is now."""
+    lock_agent(agent)
+    lock_facts([fact.pk])
+    found = Fact.objects.select_related("category").filter(pk=fact.pk, agent=agent).first()
+    if found is None:
+        raise NotFound("fact not found", loc=["path", "fact_id"])
+    return found
+
+
 def fact_update(
     *,
     agent: Agent,
@@ -63,18 +86,46 @@ def fact_update(
     key: str | None = None,
     category: str | None = None,
     importance: float | None = None,
+    embed_now: bool = True,
 ) -> Fact:
-    """Edit a current fact in place; a value change records a version (old value, who, why)."""
-    if fact.valid_to is not None:
-        raise Conflict("a superseded fact is history and cannot be edited")
-    lock_agent(agent)
-    now = timezone.now()
+    """Edit a current fact in place; a value change records a version (old value, who, why).
+
+    A new value is embedded before the transaction opens; with `embed_now=False` (callers
+    already inside a transaction, such as the admin) the search pipeline embeds it after
+    commit instead.
+    """
+    value = clean_value(agent, value, loc=["body", "value"]) if value is not None else None
+    key = clean_key(key, loc=["body", "key"]) if key is not None else None
+    if category is not None:
+        category = clean_category(category, loc=["body", "category"])
+    if importance is not None:
+        importance = clean_importance(importance, 0.0, loc=["body", "importance"])
+    # Computed before the transaction: a changed value's vector, a new category's.
+    changed = value is not None and value != fact.value
+    emb = embed_text(value) if changed and embed_now else None
+    names = category_vectors(agent=agent, names=[category]) if category is not None else {}
+    with transaction.atomic():
+        fact = _locked(agent, fact)
+        if fact.valid_to is not None:
+            raise Conflict("a superseded fact is history and cannot be edited")
+        now = timezone.now()
+        _update_fields(agent, fact, key=key, category=category, importance=importance,
+                       names=names, now=now)  # fmt: skip
+        if value is not None and value != fact.value:
+            # Changed again since `emb` was computed (or not computed): the pipeline embeds it.
+            emb = emb or Embedding(vector=None, model="", error="")
+            change_value(fact, value=value, emb=emb, by=changed_by, reason=reason or "edited",
+                         now=now)  # fmt: skip
+    return fact
+
+
+def _update_fields(agent, fact, *, key, category, importance, names, now) -> None:
     fields: list[str] = []
     if category is not None:
-        fact.category = category_get_or_create(agent=agent, name=category)
+        fact.category = category_get_or_create(agent=agent, name=category, vectors=names)
         fields.append("category")
     if key is not None:
-        fact.key = clean_key(key, loc=["body", "key"])
+        fact.key = key
         fields.append("key")
     if key is not None or category is not None:
         clash = (
@@ -88,43 +139,40 @@ def fact_update(
                 loc=["body", "key"],
             )
     if importance is not None:
-        fact.importance = clean_importance(importance, fact.importance, loc=["body", "importance"])
+        fact.importance = importance
         fields.append("importance")
     if fields:
         fact.salience = fact_salience(fact, config=agent.config, now=now)
         fact.updated_at = now
         fact.save(update_fields=[*fields, "salience", "updated_at"])
-    if value is not None:
-        value = clean_value(agent, value, loc=["body", "value"])
-        if value != fact.value:
-            change_value(
-                fact,
-                agent=agent,
-                value=value,
-                emb=embed(value),
-                by=changed_by,
-                reason=reason or "edited",
-                now=now,
-            )
-            if fact.embedding is None:
-                schedule_embedding(fact.pk)
-    return fact
 
 
-@transaction.atomic
 def fact_supersede(
     *, agent: Agent, fact: Fact, value: str, changed_by: str, reason: str = ""
 ) -> Fact:
     """Close `fact` (valid_to = now) and start its successor with the same category and key."""
     value = clean_value(agent, value, loc=["body", "value"])
-    lock_agent(agent)
-    fact = Fact.objects.select_related("category").get(pk=fact.pk)
-    if fact.valid_to is not None:
-        raise Conflict("the fact is already superseded", loc=["path", "fact_id"])
-    now = timezone.now()
-    emb = embed(value)
-    Fact.objects.filter(pk=fact.pk).update(valid_to=now, updated_at=now)
-    successor = Fact.objects.create(
+    emb = embed_text(value)
+    with transaction.atomic():
+        fact = _locked(agent, fact)
+        if fact.valid_to is not None:
+            raise Conflict("the fact is already superseded", loc=["path", "fact_id"])
+        now = timezone.now()
+        Fact.objects.filter(pk=fact.pk).update(valid_to=now, updated_at=now)
+        successor = _successor(agent, fact, value, emb, now)
+        Fact.objects.filter(pk=fact.pk).update(superseded_by=successor)
+        for row, why in (
+            (fact, f"superseded by #{successor.pk}"),
+            (successor, f"supersedes #{fact.pk}"),
+        ):
+            add_version(row, old=fact.value, new=value, by=changed_by, reason=reason or why, at=now)
+        if emb.vector is None:
+            schedule_embedding(corpus="facts", ids=[successor.pk])
+    return successor
+
+
+def _successor(agent: Agent, fact: Fact, value: str, emb: Embedding, now: datetime) -> Fact:
+    successor = Fact(
         agent=agent,
         category=fact.category,
         key=fact.key,
@@ -135,38 +183,20 @@ def fact_supersede(
         embedding=emb.vector,
         embedding_model=emb.model,
         embedding_error=emb.error,
-        session=fact.session,
+        embedding_attempts=1 if emb.error else 0,
+        session_id=fact.session_id,
         valid_from=now,
         created_at=now,
         updated_at=now,
     )
     successor.salience = fact_salience(successor, config=agent.config, now=now)
-    successor.save(update_fields=["salience"])
-    Fact.objects.filter(pk=fact.pk).update(superseded_by=successor)
-    add_version(
-        fact,
-        old=fact.value,
-        new=value,
-        by=changed_by,
-        reason=reason or f"superseded by #{successor.pk}",
-        at=now,
-    )
-    add_version(
-        successor,
-        old=fact.value,
-        new=value,
-        by=changed_by,
-        reason=reason or f"supersedes #{fact.pk}",
-        at=now,
-    )
-    if emb.vector is None:
-        schedule_embedding(successor.pk)
-    fact.refresh_from_db()
+    successor.save()
     return successor
 
 
-@transaction.atomic
 def fact_delete(*, agent: Agent, fact: Fact) -> None:
     """Delete a fact and its versions; successors keep standing on their own."""
-    lock_agent(agent)
-    Fact.objects.filter(pk=fact.pk, agent=agent).delete()
+    with transaction.atomic():
+        lock_agent(agent)
+        lock_facts([fact.pk])
+        Fact.objects.filter(pk=fact.pk, agent=agent).delete()

@@ -86,25 +86,74 @@ def _truncate(text: str, budget: int) -> tuple[str, int]:
     return cut, count_tokens(cut)
 
 
-def get_context(
-    *, agent: Agent, session: Session, query: str | None, max_tokens: int | None
-) -> Context:
-    """Assemble the context for one turn; never over `max_tokens`, never without the newest."""
+@dataclass
+class _Budget:
+    """What fits in `budget` tokens, tried unit by unit in priority order."""
+
+    budget: int
+    used: int = 0
+    kept_parts: set[int] = field(default_factory=set)
+    kept_msgs: set = field(default_factory=set)
+    decided: set = field(default_factory=set)  # a message found by two legs is tried once
+    dropped: list[dict] = field(default_factory=list)
+
+    def take(self, tokens: int) -> bool:
+        if self.used + tokens <= self.budget:
+            self.used += tokens
+            return True
+        return False
+
+    def keep_newest(self, c: Candidate) -> None:
+        """The newest message always stays: truncated if it alone is over budget."""
+        if c.tokens > self.budget:
+            c.content, c.tokens = _truncate(c.content, self.budget)
+            c.truncated = True
+        self.take(c.tokens)
+        self.kept_msgs.add(c.message.id)
+        self.decided.add(c.message.id)
+
+    def fit_part(self, i: int, part: Part) -> None:
+        if self.take(part.tokens):
+            self.kept_parts.add(i)
+        else:
+            self.dropped.append({"kind": part.kind, "name": part.name, "tokens": part.tokens})
+
+    def fit_message(self, c: Candidate) -> None:
+        if c.message.id in self.decided:
+            return
+        self.decided.add(c.message.id)
+        if self.take(c.tokens):
+            self.kept_msgs.add(c.message.id)
+        else:
+            self.dropped.append({"kind": "message", "name": str(c.message.id), "tokens": c.tokens})
+
+
+def _build_request(
+    agent: Agent, session: Session, query: str | None, max_tokens: int | None
+) -> ContextRequest:
     config = agent.config
-    request = ContextRequest(
+    return ContextRequest(
         agent=agent,
         config=config,
         session=session,
         query=query,
         max_tokens=max_tokens or config.context_max_tokens,
     )
+
+
+def _collect_parts(request: ContextRequest) -> list[Part]:
+    """The system providers' parts in provider order, every one with its token count."""
     parts: list[Part] = []
     for provider in system_providers():
         parts.extend(provider(request))
     uncounted = [p for p in parts if p.tokens is None]  # summary, facts: short, counted here
     for part, n in zip(uncounted, count_tokens_batch([p.content for p in uncounted]), strict=True):
         part.tokens = n
+    return parts
 
+
+def _collect_candidates(request: ContextRequest) -> tuple[list, dict, str]:
+    """The recency leg (oldest first), every leg's candidates by message id, and any warning."""
     found: dict = {}
     recent = legs.recency(request)
     for m in recent:
@@ -119,76 +168,51 @@ def get_context(
     for c in found.values():
         c.tokens = c.message.token_count
         c.content = c.message.content
+    return recent, found, warning
 
-    required = sum(p.tokens for p in parts) + sum(c.tokens for c in found.values())
-    budget = request.max_tokens
-    used = 0
-    kept_parts: set[int] = set()
-    kept_msgs: set = set()
-    decided: set = set()  # a message found by two legs is tried once
-    dropped: list[dict] = []
 
-    def take(tokens: int) -> bool:
-        nonlocal used
-        if used + tokens <= budget:
-            used += tokens
-            return True
-        return False
-
-    newest = recent[-1] if recent else None
-    if newest is not None:
-        c = found[newest.id]
-        if c.tokens > budget:
-            c.content, c.tokens = _truncate(c.content, budget)
-            c.truncated = True
-        take(c.tokens)
-        kept_msgs.add(newest.id)
-        decided.add(newest.id)
-
-    def fit_part(i: int) -> None:
-        if take(parts[i].tokens):
-            kept_parts.add(i)
-        else:
-            dropped.append(
-                {"kind": parts[i].kind, "name": parts[i].name, "tokens": parts[i].tokens}
-            )
-
-    def fit_message(c: Candidate) -> None:
-        if c.message.id in decided:
-            return
-        decided.add(c.message.id)
-        if take(c.tokens):
-            kept_msgs.add(c.message.id)
-        else:
-            dropped.append({"kind": "message", "name": str(c.message.id), "tokens": c.tokens})
-
+def _fit(budget: _Budget, parts: list[Part], recent: list, found: dict) -> None:
+    """Try every unit in budget priority order (module docstring)."""
+    if recent:
+        budget.keep_newest(found[recent[-1].id])
     for i, part in enumerate(parts):
         if part.kind != "fact":
-            fit_part(i)
+            budget.fit_part(i, part)
     for m in reversed(recent):
-        fit_message(found[m.id])
+        budget.fit_message(found[m.id])
     for i, part in enumerate(parts):
         if part.kind == "fact":
-            fit_part(i)
+            budget.fit_part(i, part)
     for c in sorted(
         (c for c in found.values() if "salience" in c.legs),
         key=lambda c: c.message.created_at,
         reverse=True,
     ):
-        fit_message(c)
+        budget.fit_message(c)
     for c in sorted(
         (c for c in found.values() if "relevance" in c.legs), key=lambda c: -(c.similarity or 0)
     ):
-        fit_message(c)
+        budget.fit_message(c)
 
-    messages = [c for c in found.values() if c.message.id in kept_msgs]
+
+def get_context(
+    *, agent: Agent, session: Session, query: str | None, max_tokens: int | None
+) -> Context:
+    """Assemble the context for one turn; never over `max_tokens`, never without the newest."""
+    request = _build_request(agent, session, query, max_tokens)
+    parts = _collect_parts(request)
+    recent, found, warning = _collect_candidates(request)
+    required = sum(p.tokens for p in parts) + sum(c.tokens for c in found.values())
+    budget = _Budget(request.max_tokens)
+    _fit(budget, parts, recent, found)
+    messages = [c for c in found.values() if c.message.id in budget.kept_msgs]
     messages.sort(key=lambda c: (c.message.created_at, str(c.message.id)))
     return Context(
         request=request,
-        parts=[p for i, p in enumerate(parts) if i in kept_parts],
+        parts=[p for i, p in enumerate(parts) if i in budget.kept_parts],
         messages=messages,
         required_tokens=required,
-        used_tokens=used,
-        dropped=dropped,
+        used_tokens=budget.used,
+        dropped=budget.dropped,
         warnings=[warning] if warning else [],
     )

@@ -1,15 +1,10 @@
 """Seed 002's tri-hybrid retrieval legs over the session's messages."""
 
-import logging
-
-import numpy as np
-
 from apps.conversations.models import Message
 from apps.conversations.selectors import session_recent_messages
-from apps.facts.services import embed
 from apps.memory.context.types import ContextRequest
-
-logger = logging.getLogger(__name__)
+from apps.providers.embeddings import EmbeddingError, embed_query
+from apps.search.legs import vector_search
 
 
 def recency(request: ContextRequest) -> list[Message]:
@@ -32,24 +27,32 @@ def salience(request: ContextRequest) -> list[Message]:
 
 
 def relevance(request: ContextRequest) -> tuple[list[tuple[Message, float]], str]:
-    """Messages with cosine > relevance_threshold to the query, best first; and any error."""
+    """Messages with cosine > relevance_threshold to the query, best first; and any error.
+
+    The search layer's vector leg over the "messages" corpus, scanning the session's rows
+    exactly: one session is a few thousand rows at most, and scanning them beats walking the
+    agent's whole HNSW graph.
+    """
     limit = request.config.context_relevance_limit
     if not request.query or not request.query.strip() or limit <= 0:
         return [], ""
-    emb = embed(request.query)
-    if emb.vector is None:
-        return [], f"relevance leg skipped: {emb.error}"
-    hits = _nearest_messages(request, emb.vector, limit)
-    threshold = request.config.relevance_threshold
-    return [(m, s) for m, s in hits if s > threshold], ""
-
-
-def _nearest_messages(
-    request: ContextRequest, vector: np.ndarray, limit: int
-) -> list[tuple[Message, float]]:
-    """The session's nearest messages by cosine: the search layer's "messages" corpus."""
-    from apps.memory.search import message_vector_hits
-
-    return message_vector_hits(
-        agent=request.agent, session=request.session, vector=vector, limit=limit
+    try:
+        vector = embed_query(request.query)
+    except EmbeddingError as exc:
+        return [], f"relevance leg skipped: {str(exc)[:1000] or 'embedding failed'}"
+    session_messages = Message.objects.filter(session=request.session)
+    hits = vector_search(
+        "messages",
+        agent_id=request.agent.pk,
+        vector=vector,
+        limit=limit,
+        queryset=session_messages,
+        exact=True,
     )
+    rows = session_messages.defer("embedding").in_bulk([h.object_id for h in hits])
+    threshold = request.config.relevance_threshold
+    return [
+        (rows[h.object_id], float(h.score))
+        for h in hits
+        if h.object_id in rows and h.score > threshold
+    ], ""

@@ -1,20 +1,43 @@
-"""Embedders, chosen by `MEMORYHUB_PROVIDERS["embedding"]`.
+"""Embedders, chosen by `MEMORYHUB_PROVIDERS["embedding"]`, and the one query embedder.
 
 Without that entry the offline MiniLM embedder is used, so a bare install embeds locally.
+Documents are embedded in the background by the search layer's pipeline; queries are
+embedded here, by `embed_query`, cached per embedder.
 """
 
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Sequence
 
+import numpy as np
 from django.core.exceptions import ImproperlyConfigured
 
 from apps.providers.embeddings.base import Embedder, EmbeddingError
 from apps.providers.loading import ProviderCache, provider_spec
 
-__all__ = ["Embedder", "EmbeddingError", "embed_texts", "get_embedder"]
+__all__ = [
+    "EMBEDDING_DIMENSIONS",
+    "Embedder",
+    "EmbeddingError",
+    "embed_query",
+    "embed_texts",
+    "get_embedder",
+    "vector_label",
+]
+
+# Every vector column stores this many floats (MiniLM's size); an embedder of another size
+# is refused when it embeds documents (apps/search/embedding.py).
+EMBEDDING_DIMENSIONS = 384
 
 DEFAULT = {"CLASS": "apps.providers.embeddings.minilm.MiniLMEmbedder", "CONFIG": {}}
+QUERY_CACHE_SIZE = 512
 
 _cache = ProviderCache()
+_queries: "weakref.WeakKeyDictionary[Embedder, OrderedDict[str, np.ndarray]]" = (
+    weakref.WeakKeyDictionary()
+)
+_queries_lock = threading.Lock()
 
 
 def get_embedder() -> Embedder:
@@ -28,6 +51,34 @@ def get_embedder() -> Embedder:
     return embedder
 
 
+def vector_label(embedder: Embedder | None = None) -> str:
+    """What is stored beside each vector: "name@dims" of `embedder` (default: the configured).
+
+    Vector search compares only vectors with the current embedder's label.
+    """
+    embedder = embedder if embedder is not None else get_embedder()
+    return f"{embedder.name}@{embedder.dimensions}"
+
+
 def embed_texts(texts: Sequence[str]) -> list[list[float]]:
     """Embed with the configured embedder; raises EmbeddingError."""
     return get_embedder().embed(texts)
+
+
+def embed_query(text: str) -> np.ndarray:
+    """The configured embedder's unit vector for a query (float32), from a per-embedder LRU
+    cache of the last QUERY_CACHE_SIZE queries; raises EmbeddingError (never cached)."""
+    embedder = get_embedder()
+    with _queries_lock:
+        cached = _queries.setdefault(embedder, OrderedDict())
+        vector = cached.get(text)
+        if vector is not None:
+            cached.move_to_end(text)
+            return vector
+    vector = np.asarray(embedder.embed([text])[0], dtype=np.float32)
+    vector.setflags(write=False)  # shared between callers
+    with _queries_lock:
+        cached[text] = vector
+        while len(cached) > QUERY_CACHE_SIZE:
+            cached.popitem(last=False)
+    return vector

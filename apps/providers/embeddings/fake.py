@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from apps.providers.embeddings.base import check_texts
+from apps.providers.guard import check_outside_transaction
 
 _WORD = re.compile(r"\w+")
 _WORD_WEIGHT = 1.0
@@ -54,6 +55,7 @@ class HashEmbedder:
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One unit vector per text, in input order."""
+        check_outside_transaction(f"{self.name} embedding")
         return [self._embed_one(text) for text in check_texts(texts)]
 
     def _embed_one(self, text: str) -> list[float]:

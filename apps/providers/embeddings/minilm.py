@@ -20,6 +20,7 @@ from apps.providers.embeddings.assets import (
     verify_sha256,
 )
 from apps.providers.embeddings.base import EmbeddingError, check_texts
+from apps.providers.guard import check_outside_transaction
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
@@ -120,6 +121,7 @@ class MiniLMEmbedder:
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One unit vector per text, in input order; raises EmbeddingError."""
+        check_outside_transaction(f"{self.name} embedding")
         texts = check_texts(texts)
         if not texts:
             return []

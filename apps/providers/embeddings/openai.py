@@ -6,6 +6,7 @@ from typing import Any
 
 from apps.providers._http import HttpFailure, check_base_url, post_json
 from apps.providers.embeddings.base import EmbeddingError, check_texts
+from apps.providers.guard import check_outside_transaction
 
 
 class OpenAIEmbedder:
@@ -49,6 +50,7 @@ class OpenAIEmbedder:
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One unit vector per text, in input order; raises EmbeddingError."""
+        check_outside_transaction(f"{self.name} embedding")
         texts = check_texts(texts)
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self.batch_size):

@@ -4,6 +4,7 @@ import time
 from typing import Any
 
 from apps.providers._http import HttpFailure, check_base_url, post_json
+from apps.providers.guard import check_outside_transaction
 from apps.providers.llm.base import (
     ChatMessage,
     LLMBadResponse,
@@ -75,6 +76,7 @@ class OpenAIChat:
         response_format_json: bool = False,
     ) -> LLMResult:
         """The model's reply to `messages`; raises an LLMError subclass on failure."""
+        check_outside_transaction(f"{self.name} chat completion")
         if not messages:
             raise ValueError("complete() needs at least one message")
         for message in messages:

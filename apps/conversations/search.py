@@ -1,0 +1,269 @@
+"""search_chat_history (seed 000): message search for one agent, with context windows.
+
+The legs, hybrid ranking and neighbours are the search layer's (apps/search); this module
+adds what is particular to conversations: the filters, keyword mode's split between the
+archive and the hot window, and merged context windows around the hits.
+"""
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from django.db.models import F, Q, QuerySet
+
+from apps.agents.models import Agent
+from apps.conversations.models import Message, Role, Session
+from apps.core.errors import InvalidInput
+from apps.search.adjacency import adjacent
+from apps.search.corpora import get_corpus
+from apps.search.hybrid import Scope, hybrid_search
+from apps.search.legs import contains_search, keyword_search, vector_search
+from apps.search.ranking import FusedHit, LegRank, single
+
+CORPUS = "messages"
+MODES = ("semantic", "keyword", "hybrid", "contains")
+# Hybrid (docs/search.md, "What got LoCoMo to 0.66"): each leg is read 50 deep, fused by
+# RRF with a rank constant of 10 (60 was tuned for 1000-deep TREC runs; with short lists it
+# flattens the difference between rank 1 and rank 20), then every hit passes a fifth of its
+# score to the messages right before and after it.
+HYBRID_DEPTH = 50
+HYBRID_RRF_K = 10
+HYBRID_NEIGHBOUR_WEIGHT = 0.2
+_METADATA_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    message: Message
+    score: float
+    legs: dict[str, LegRank]
+    window: int
+
+
+@dataclass(frozen=True)
+class ContextWindow:
+    session_id: object
+    messages: list[Message]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    mode: str
+    hits: list[SearchHit]
+    windows: list[ContextWindow] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Request:
+    agent: Agent
+    query: str
+    k: int
+    scope: QuerySet[Message] | None  # None: agent-wide and unfiltered
+    exact: bool  # one session is small: an exact scan beats the agent-wide ANN index
+
+
+def _validate(query: str, mode: str, k: int, metadata: dict | None) -> None:
+    if not query or not query.strip():
+        raise InvalidInput("query must not be empty", loc=["body", "query"])
+    limit = settings.MEMORYHUB_SEARCH_MAX_QUERY_BYTES
+    if len(query.encode("utf-8")) > limit:
+        raise InvalidInput(f"query is over {limit} bytes", loc=["body", "query"])
+    if mode not in MODES:
+        raise InvalidInput(f"unknown mode {mode!r}", loc=["body", "mode"])
+    if not 1 <= k <= 100:
+        raise InvalidInput("k must be between 1 and 100", loc=["body", "k"])
+    for key in metadata or {}:
+        # Keys become JSON path lookups: no "__", no odd characters.
+        if not _METADATA_KEY.match(key) or "__" in key:
+            raise InvalidInput(f"invalid metadata key {key!r}", loc=["body", "metadata", key])
+
+
+def _scope(
+    *,
+    agent: Agent,
+    session: Session | None,
+    roles: Sequence[str] | None,
+    after: datetime | None,
+    before: datetime | None,
+    metadata: dict | None,
+) -> QuerySet[Message] | None:
+    """The filters as a queryset, or None when the search is agent-wide and unfiltered."""
+    q = Q()
+    if session is not None:
+        q &= Q(session=session)
+    if roles:
+        for role in roles:
+            if role not in Role.values:
+                raise InvalidInput(f"unknown role {role!r}", loc=["body", "role"])
+        q &= Q(role__in=list(roles))
+    if after is not None:
+        q &= Q(created_at__gt=after)
+    if before is not None:
+        q &= Q(created_at__lt=before)
+    for key, value in (metadata or {}).items():
+        q &= Q(**{f"metadata__{key}": value})
+    if not q:
+        return None
+    return Message.objects.filter(q, agent=agent)
+
+
+def _narrowed(r: _Request, q: Q) -> QuerySet[Message]:
+    base = r.scope if r.scope is not None else Message.objects.filter(agent=r.agent)
+    return base.filter(q)
+
+
+def _semantic(r: _Request) -> list[FusedHit]:
+    return single(
+        vector_search(
+            CORPUS, agent_id=r.agent.id, query=r.query, limit=r.k, queryset=r.scope, exact=r.exact
+        )
+    )
+
+
+def _contains(r: _Request) -> list[FusedHit]:
+    return single(
+        contains_search(
+            CORPUS,
+            agent_id=r.agent.id,
+            text=r.query,
+            limit=r.k,
+            queryset=r.scope,
+            order_by=("-created_at", "-id"),
+        )
+    )
+
+
+def _hybrid(r: _Request) -> list[FusedHit]:
+    return hybrid_search(
+        agent_id=r.agent.id,
+        query=r.query,
+        scopes=[Scope(CORPUS, queryset=r.scope, exact=r.exact)],
+        limit=r.k,
+        depth=HYBRID_DEPTH,
+        rrf_k=HYBRID_RRF_K,
+        neighbour_weight=HYBRID_NEIGHBOUR_WEIGHT,
+    ).hits
+
+
+def _keyword(r: _Request) -> list[FusedHit]:
+    """Seed 000: hot window by substring, archive by full text; a message is in exactly one."""
+    archived = Q(session__meta__start_at__isnull=False, created_at__lt=F("session__meta__start_at"))
+    hot = contains_search(
+        CORPUS,
+        agent_id=r.agent.id,
+        text=r.query.strip(),
+        limit=r.k,
+        queryset=_narrowed(r, ~archived),
+        order_by=("-created_at", "-id"),
+    )
+    archive = keyword_search(
+        CORPUS, agent_id=r.agent.id, query=r.query, limit=r.k, queryset=_narrowed(r, archived)
+    )
+    return (single(hot) + single(archive))[: r.k]
+
+
+_MODES = {"semantic": _semantic, "contains": _contains, "hybrid": _hybrid, "keyword": _keyword}
+
+
+def message_search(
+    *,
+    agent: Agent,
+    query: str,
+    mode: str = "semantic",
+    k: int = 10,
+    session: Session | None = None,
+    roles: Sequence[str] | None = None,
+    after: datetime | None = None,
+    before: datetime | None = None,
+    metadata: dict | None = None,
+    min_score: float | None = None,
+) -> SearchResult:
+    """Search the agent's messages (or one session's); hits carry merged context windows.
+
+    semantic: cosine to the query; keyword: BM25 over the archive (before each session's
+    compaction cutoff) plus substring matches in the hot window; hybrid: RRF of BM25 and
+    vector over everything; contains: substring, newest first. No score cutoff unless
+    `min_score` is given. Raises InvalidInput, or EmbeddingError for an unembeddable query.
+    """
+    _validate(query, mode, k, metadata)
+    scope = _scope(
+        agent=agent, session=session, roles=roles, after=after, before=before, metadata=metadata
+    )
+    request = _Request(agent=agent, query=query, k=k, scope=scope, exact=session is not None)
+    fused = _MODES[mode](request)
+    if min_score is not None:
+        fused = [h for h in fused if h.score >= min_score]
+    return _with_windows(agent, query, mode, fused)
+
+
+def _load_spans(agent: Agent, fused: list[FusedHit]) -> tuple[dict, list[Message], dict]:
+    """The hit messages, and for each the ids around it, all loaded in three queries."""
+    ids = [h.object_id for h in fused]
+    by_id = {m.id: m for m in Message.objects.filter(pk__in=ids, agent=agent).defer("embedding")}
+    config = agent.config
+    found = [by_id[h.object_id] for h in fused if h.object_id in by_id]
+    around = adjacent(
+        get_corpus(CORPUS), found, config.search_context_before, config.search_context_after
+    )
+    extra = {i for prev, nxt in around.values() for i in prev + nxt} - set(by_id)
+    by_id.update({m.id: m for m in Message.objects.filter(pk__in=extra).defer("embedding")})
+    return by_id, found, around
+
+
+class _Windows:
+    """Context windows that merge when they overlap, so no message appears twice."""
+
+    def __init__(self) -> None:
+        self.windows: list[list[Message]] = []
+        self.owner: dict[object, int] = {}  # message id -> window index
+
+    def add(self, span: list[Message]) -> None:
+        touching = sorted({self.owner[m.id] for m in span if m.id in self.owner})
+        if not touching:
+            index = len(self.windows)
+            self.windows.append([])
+        else:
+            # Overlapping windows merge into the first; later ones are emptied and dropped.
+            index = touching[0]
+            for other in touching[1:]:
+                self.windows[index].extend(self.windows[other])
+                for m in self.windows[other]:
+                    self.owner[m.id] = index
+                self.windows[other] = []
+        for m in span:
+            if m.id not in self.owner:
+                self.windows[index].append(m)
+            self.owner[m.id] = index
+
+    def final(self) -> tuple[list[list[Message]], dict[int, int]]:
+        """Non-empty windows in time order, and old index -> new index."""
+        remap, kept = {}, []
+        for i, w in enumerate(self.windows):
+            if w:
+                remap[i] = len(kept)
+                unique = {m.id: m for m in w}
+                kept.append(sorted(unique.values(), key=lambda m: (m.created_at, str(m.id))))
+        return kept, remap
+
+
+def _with_windows(agent: Agent, query: str, mode: str, fused: list[FusedHit]) -> SearchResult:
+    by_id, _found, around = _load_spans(agent, fused)
+    windows = _Windows()
+    hits = []
+    for fh in fused:
+        message = by_id.get(fh.object_id)
+        if message is None:  # deleted between the legs and now
+            continue
+        prev, nxt = around[message.id]
+        windows.add([by_id[i] for i in reversed(prev)] + [message] + [by_id[i] for i in nxt])
+        hits.append((message, fh))
+    kept, remap = windows.final()
+    out_hits = [
+        SearchHit(message=m, score=fh.score, legs=fh.legs, window=remap[windows.owner[m.id]])
+        for m, fh in hits
+    ]
+    out_windows = [ContextWindow(session_id=w[0].session_id, messages=w) for w in kept]
+    return SearchResult(query=query, mode=mode, hits=out_hits, windows=out_windows)

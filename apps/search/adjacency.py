@@ -1,0 +1,92 @@
+# ruff: noqa: S608 - raw SQL interpolates only model metadata (table, columns), ints, fixed words.
+"""Neighbours in a corpus's session order: the rows right before and after each given row.
+
+Used by neighbour smoothing (apps/search/hybrid.py) and by context windows around hits. The
+corpus names its session field and its order fields (e.g. created_at, id); a row's
+neighbours are the rows of the same session next to it in that order.
+"""
+
+from collections.abc import Sequence
+
+from django.db import connection
+from django.db.models import Model
+
+from apps.search.corpora import Corpus
+
+
+def _fields(corpus: Corpus) -> list:
+    meta = corpus.model._meta
+    return [meta.pk if f == "pk" else meta.get_field(f) for f in corpus.order_fields]
+
+
+def _postgres_sql(corpus: Corpus, rows: Sequence[Model], before: int, after: int):
+    # One plan with an index probe per row; a UNION of hundreds of subqueries spends more
+    # time planning than running.
+    table, pk = corpus.table, corpus.pk_column
+    session = corpus.model._meta.get_field(corpus.session_field)
+    order = _fields(corpus)
+    cols = ", ".join(f"m.{f.column}" for f in order)
+    ccols = ", ".join(f"c.{f.column}" for f in order)
+    arrays = ", ".join(f"%s::{f.db_type(connection)}[]" for f in [session, *order])
+    names = ", ".join(["s", *(f.column for f in order)])
+    sides = []
+    for side, op, direction, n in (("b", "<", "DESC", before), ("a", ">", "ASC", after)):
+        desc = ", ".join(f"m.{f.column} {direction}" for f in order)
+        sides.append(
+            f"(SELECT '{side}' AS side, m.{pk} AS id FROM {table} m "
+            f"WHERE m.{session.column} = c.s AND ({cols}) {op} ({ccols}) "
+            f"ORDER BY {desc} LIMIT {int(n)})"
+        )
+    sql = (
+        f"SELECT c.i, n.side, n.id FROM unnest({arrays}) WITH ORDINALITY AS c({names}, i) "
+        f"CROSS JOIN LATERAL ({' UNION ALL '.join(sides)}) n"
+    )
+    params = [[getattr(r, session.attname) for r in rows]]
+    params += [[getattr(r, f.attname) for r in rows] for f in order]
+    return sql, params, 1  # WITH ORDINALITY counts from 1
+
+
+def _sqlite_sql(corpus: Corpus, rows: Sequence[Model], before: int, after: int):
+    table, pk = corpus.table, corpus.pk_column
+    session = corpus.model._meta.get_field(corpus.session_field)
+    order = _fields(corpus)
+    cols = ", ".join(f.column for f in order)
+    marks = ", ".join("%s" for _ in order)
+    parts, params = [], []
+    for i, row in enumerate(rows):
+        key = [session.get_db_prep_value(getattr(row, session.attname), connection)]
+        key += [f.get_db_prep_value(getattr(row, f.attname), connection) for f in order]
+        for side, op, direction, n in (("b", "<", "DESC", before), ("a", ">", "ASC", after)):
+            if n:
+                desc = ", ".join(f"{f.column} {direction}" for f in order)
+                parts.append(
+                    f"SELECT * FROM (SELECT {i} AS i, '{side}' AS side, {pk} AS id "
+                    f"FROM {table} WHERE {session.column} = %s AND ({cols}) {op} ({marks}) "
+                    f"ORDER BY {desc} LIMIT {int(n)}) AS x{i}{side}"
+                )
+                params.extend(key)
+    return " UNION ALL ".join(parts), params, 0
+
+
+def adjacent(
+    corpus: Corpus, rows: Sequence[Model], before: int, after: int
+) -> dict[object, tuple[list, list]]:
+    """For each row (loaded with its session and order fields): the pks of up to `before`
+    earlier and `after` later rows of its session, nearest first, in one statement."""
+    if not rows or (before == 0 and after == 0):
+        return {r.pk: ([], []) for r in rows}
+    build = _postgres_sql if connection.vendor == "postgresql" else _sqlite_sql
+    sql, params, offset = build(corpus, rows, before, after)
+    out: dict[object, tuple[list, list]] = {r.pk: ([], []) for r in rows}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchall()
+    to_python = corpus.model._meta.pk.to_python
+    for i, side, raw in found:
+        out[rows[i - offset].pk][0 if side == "b" else 1].append(to_python(raw))
+    return out
+
+
+def order_only(corpus: Corpus) -> tuple[str, ...]:
+    """The fields `adjacent` needs loaded on each row."""
+    return ("pk", corpus.session_field, *(f for f in corpus.order_fields if f != "pk"))

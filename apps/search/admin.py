@@ -1,0 +1,37 @@
+"""Admin pieces every corpus shares: the embedding status filter (the backlog per corpus is
+on the admin index, templates/admin/index.html via the search_admin template tags)."""
+
+from django.contrib import admin
+from django.db.models import Count, Q
+
+from apps.search.corpora import get_corpus
+
+
+def embedding_status_filter(corpus_name: str) -> type[admin.SimpleListFilter]:
+    """A list filter embedded / pending / failed, each with its count, for a corpus's admin."""
+
+    class EmbeddingStatusFilter(admin.SimpleListFilter):
+        title = "embedding"
+        parameter_name = "embedding_status"
+
+        def _queries(self) -> dict[str, Q]:
+            c = get_corpus(corpus_name)
+            no_vector = Q(**{f"{c.vector_field}__isnull": True})
+            return {
+                "embedded": Q(**{f"{c.vector_field}__isnull": False}),
+                "pending": no_vector & Q(**{c.error_field: ""}),
+                "failed": no_vector & ~Q(**{c.error_field: ""}),
+            }
+
+        def lookups(self, request, model_admin):
+            queries = self._queries()
+            counts = model_admin.get_queryset(request).aggregate(
+                **{name: Count("pk", filter=q) for name, q in queries.items()}
+            )
+            return [(name, f"{name} ({counts[name]})") for name in queries]
+
+        def queryset(self, request, queryset):
+            q = self._queries().get(self.value() or "")
+            return queryset.filter(q) if q is not None else queryset
+
+    return EmbeddingStatusFilter

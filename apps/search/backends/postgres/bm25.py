@@ -1,0 +1,217 @@
+# ruff: noqa: S608 - identifiers come from model metadata; user values are parameters.
+"""PostgreSQL BM25 queries, computed from the term statistics the side tables maintain
+(apps/search/backends/postgres/bm25_ddl.py; docs/search.md).
+
+A query stems its words with the same text search configuration, reads N, avgdl and each
+term's df (prefixes and phrases are counted through the GIN index), takes the candidates
+matching any unit from the GIN index, and scores them with FTS5's formula.
+"""
+
+from collections.abc import Sequence
+
+from django.db import connection
+from django.db.models import QuerySet
+
+from apps.search import query as q
+from apps.search.backends.base import bm25_tables, postings_table, restrict_sql
+from apps.search.backends.postgres.bm25_ddl import CONFIG
+from apps.search.corpora import Corpus
+from apps.search.ranking import K1, B, Hit, bm25_idf, bm25_term
+
+# A query unit once stemmed: (kind, lexemes), kind being term, prefix or phrase.
+Resolved = tuple[str, tuple[str, ...]]
+
+
+def _tsquery_literal(lexeme: str) -> str:
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def _unit_tsquery(kind: str, lexemes: Sequence[str]) -> str:
+    if kind == "prefix":
+        return _tsquery_literal(lexemes[0]) + ":*"
+    return " <-> ".join(_tsquery_literal(x) for x in lexemes)
+
+
+def _like_prefix(lexeme: str) -> str:
+    return lexeme.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _phrase_tf(positions: dict[str, list[int]], lexemes: Sequence[str]) -> int:
+    first = positions.get(lexemes[0], [])
+    rest = [set(positions.get(x, ())) for x in lexemes[1:]]
+    return sum(1 for p in first if all(p + i + 1 in s for i, s in enumerate(rest)))
+
+
+def _postings_top_k(cursor, post, agent_id, idf, avg_len, limit, queryset):
+    """Term-only queries: BM25 summed over the query terms' postings, top k in SQL."""
+    terms = [u[1][0] for u in idf]
+    weights = [idf[u] for u in idf]
+    extra, params = restrict_sql(queryset, "p", "doc_id")
+    cursor.execute(
+        # Typed constants: an untyped 0.75 is numeric, and numeric per row is 3x slower.
+        f"SELECT p.doc_id, sum(w.idf * p.tf * {K1 + 1.0!r}::float8 / (p.tf + {K1!r}::float8 * "
+        f"({1.0 - B!r}::float8 + {B!r}::float8 * p.len / %s::float8))) AS score "
+        f"FROM unnest(%s::text[], %s::float8[]) AS w(term, idf) "
+        # One index probe per query term whatever the statistics say (a new agent has
+        # none yet); OFFSET 0 keeps the planner from flattening it into a join.
+        f"CROSS JOIN LATERAL (SELECT doc_id, tf, len FROM {post} "
+        f"WHERE agent_id = %s AND term = w.term OFFSET 0) p "
+        f"WHERE true{extra} GROUP BY p.doc_id ORDER BY score DESC, p.doc_id LIMIT %s",
+        [avg_len, terms, weights, agent_id, *params, limit],
+    )
+    return [(pk, float(score)) for pk, score in cursor.fetchall()]
+
+
+class _Fetcher:
+    """Candidates matching a tsquery, with the tf of every query unit, scored in Python."""
+
+    def __init__(self, cursor, doc: str, agent_id: int, resolved, queryset) -> None:
+        self.cursor, self.doc, self.agent_id, self.resolved = cursor, doc, agent_id, resolved
+        self.extra, self.params = restrict_sql(queryset, "d", "id")
+        self.exact = sorted({x for k, lex in resolved if k != "prefix" for x in lex})
+        self.prefixes = [_like_prefix(lex[0]) for k, lex in resolved if k == "prefix"]
+        # Positions are only needed for phrases; otherwise the count of positions is tf.
+        self.phrases = any(k == "phrase" for k, _ in resolved)
+
+    def __call__(self, units) -> list[tuple[object, int, dict]]:
+        match = " | ".join(_unit_tsquery(k, x) for k, x in units)
+        where, params = "d.tsv @@ %s::tsquery", [match]
+        value = "array_to_string(u.positions, ',')" if self.phrases else "cardinality(u.positions)"
+        self.cursor.execute(
+            f"SELECT d.id, d.len, x.lexemes, x.vals FROM {self.doc} d "
+            f"CROSS JOIN LATERAL (SELECT array_agg(u.lexeme) AS lexemes, array_agg({value}) "
+            f"AS vals FROM unnest(d.tsv) u WHERE u.lexeme = ANY(%s) OR u.lexeme LIKE ANY(%s)) x "
+            f"WHERE d.agent_id = %s AND {where}{self.extra}",
+            [self.exact, self.prefixes, self.agent_id, *params, *self.params],
+        )
+        out = []
+        for pk, length, lexemes, vals in self.cursor.fetchall():
+            if self.phrases:
+                pos = {
+                    lx: [int(p) for p in v.split(",")] for lx, v in zip(lexemes, vals, strict=True)
+                }
+            else:
+                pos = dict(zip(lexemes, vals, strict=True))
+            out.append((pk, length, pos))
+        return out
+
+
+def _tf(kind: str, lex: tuple[str, ...], pos: dict, phrases: bool) -> int:
+    count = (lambda v: len(v)) if phrases else (lambda v: v)
+    if kind == "term":
+        v = pos.get(lex[0])
+        return count(v) if v is not None else 0
+    if kind == "prefix":
+        return sum(count(v) for k, v in pos.items() if k.startswith(lex[0]))
+    return _phrase_tf(pos, lex)
+
+
+def _score(fetch: _Fetcher, rows, resolved, idf, avg_len: float) -> list[tuple[object, float]]:
+    """Full BM25 of fetched documents over every unit of the query."""
+    return [
+        (
+            pk,
+            sum(
+                bm25_term(idf[u], _tf(u[0], u[1], pos, fetch.phrases), float(n), avg_len)
+                for u in resolved
+            ),
+        )
+        for pk, n, pos in rows
+    ]
+
+
+def _resolve_units(cursor, units: Sequence[q.Unit]) -> list[Resolved]:
+    """Each distinct unit as (kind, lexemes), its words stemmed by the configuration."""
+    words = sorted({w for u in units for w in u.words})
+    cursor.execute(
+        f"SELECT w, coalesce((SELECT array_agg(lexeme) FROM unnest("
+        f"to_tsvector('{CONFIG}', w))), '{{}}') FROM unnest(%s::text[]) w",
+        [words],
+    )
+    stems = {w: list(lex) for w, lex in cursor.fetchall()}
+    # (kind, lexemes) per unit; a word may stem to nothing (never with this config).
+    resolved: list[Resolved] = []
+    for unit in units:
+        lexemes = tuple(x for w in unit.words for x in stems.get(w, [])[:1])
+        if lexemes and (unit.kind, lexemes) not in resolved:
+            kind = "phrase" if unit.kind == "phrase" and len(lexemes) > 1 else unit.kind
+            resolved.append((kind, lexemes))
+    return resolved
+
+
+def _document_frequencies(cursor, table: str, agent_id: int, resolved) -> dict[Resolved, int]:
+    """df per unit: maintained for terms, counted through the GIN index for the others."""
+    doc, term, _ = bm25_tables(table)
+    terms = sorted({x[1][0] for x in resolved if x[0] == "term"})
+    cursor.execute(
+        f"SELECT term, df FROM {term} WHERE agent_id = %s AND term = ANY(%s)",
+        [agent_id, terms],
+    )
+    df = {("term", (t,)): int(n) for t, n in cursor.fetchall()}
+    for kind, lexemes in resolved:
+        if kind != "term":
+            # Prefixes and phrases have no maintained df: counted through the GIN index.
+            cursor.execute(
+                f"SELECT count(*) FROM {doc} WHERE agent_id = %s AND tsv @@ %s::tsquery",
+                [agent_id, _unit_tsquery(kind, lexemes)],
+            )
+            df[(kind, lexemes)] = int(cursor.fetchone()[0])
+    return df
+
+
+def _read_statistics(cursor, table: str, agent_id: int, resolved):
+    """(idf per unit, average document length), or None if the agent has no documents."""
+    agg = bm25_tables(table)[2]
+    cursor.execute(f"SELECT n_docs, total_len FROM {agg} WHERE agent_id = %s", [agent_id])
+    row = cursor.fetchone()
+    if row is None or not row[0]:
+        return None
+    n_docs, avg_len = int(row[0]), float(row[1]) / float(row[0])
+    df = _document_frequencies(cursor, table, agent_id, resolved)
+    idf = {u: bm25_idf(n_docs, df.get(u, 0)) for u in resolved}
+    return idf, avg_len
+
+
+def _scored(cursor, table, agent_id, resolved, idf, avg_len, limit, queryset):
+    """(pk, score) candidates: from the postings alone, or in full where units need it."""
+    post = postings_table(table)
+    terms = {u: w for u, w in idf.items() if u[0] == "term"}
+    others = [u for u in resolved if u[0] != "term"]
+    if not others:
+        return _postings_top_k(cursor, post, agent_id, terms, avg_len, limit, queryset)
+    # Phrases and prefixes: the documents matching them (few, usually) are scored in full
+    # from their tsvectors; every other document's score is its term part, so the
+    # postings' top (limit + |P|) holds the rest of the exact top k.
+    fetch = _Fetcher(cursor, bm25_tables(table)[0], agent_id, resolved, queryset)
+    full = dict(_score(fetch, fetch(others), resolved, idf, avg_len))
+    scored = list(full.items())
+    if terms:
+        depth = limit + len(full)
+        rest = _postings_top_k(cursor, post, agent_id, terms, avg_len, depth, queryset)
+        scored += [(pk, sc) for pk, sc in rest if pk not in full]
+    return scored
+
+
+def keyword(
+    corpus: Corpus,
+    *,
+    agent_id: int,
+    query: str,
+    limit: int,
+    queryset: QuerySet | None = None,
+) -> list[Hit]:
+    """Okapi BM25 over the GIN candidates, statistics per agent; ties by primary key."""
+    units = q.parse(query)
+    if not units:
+        return []
+    with connection.cursor() as cursor:
+        resolved = _resolve_units(cursor, units)
+        if not resolved:
+            return []
+        stats = _read_statistics(cursor, corpus.table, agent_id, resolved)
+        if stats is None:
+            return []
+        idf, avg_len = stats
+        scored = _scored(cursor, corpus.table, agent_id, resolved, idf, avg_len, limit, queryset)
+    scored.sort(key=lambda r: (-r[1], str(r[0])))
+    return [Hit(object_id=pk, score=s, leg="bm25") for pk, s in scored[:limit] if s > 0]

@@ -1,0 +1,218 @@
+"""The one embedding pipeline, for every corpus that embeds (apps/search/corpora.py).
+
+Rows are embedded in the background: services call `schedule_embedding` inside their
+transaction and `search.embed` tasks run after commit, in batches. A failure is recorded on
+the rows (error text, attempt count) and retried with exponential backoff up to
+MEMORYHUB_EMBEDDING_MAX_ATTEMPTS; the `search.embed_pending` beat sweep picks up whatever is
+left, a capped number per corpus and run. Rows past the maximum stay `failed` until
+`manage.py reembed` (one row that fails for its own content would otherwise fail every batch
+it is swept into). The embedder is never called inside a transaction.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, F, Q
+
+from apps.providers.embeddings import (
+    EMBEDDING_DIMENSIONS,
+    EmbeddingError,
+    get_embedder,
+    vector_label,
+)
+from apps.search.corpora import Corpus, embedding_corpora, get_corpus
+
+
+@dataclass(frozen=True)
+class Embedding:
+    """One text's vector and its label, or the error that stopped it (vector None)."""
+
+    vector: np.ndarray | None
+    model: str
+    error: str
+
+
+@dataclass(frozen=True)
+class EmbedResult:
+    embedded: int
+    failed: int
+    skipped: int  # already current, changed meanwhile, or gone
+    attempts: int  # highest attempt count among the failed rows (0 when none failed)
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class Backlog:
+    """A corpus's vectors: current, stale (another model), pending, failed."""
+
+    corpus: str
+    embedded: int
+    stale: int  # `manage.py reembed` replaces them
+    pending: int  # no vector yet, no failure recorded
+    failed: int  # no vector, the last attempt failed
+
+
+def batch_size() -> int:
+    return int(settings.MEMORYHUB_EMBEDDING_BATCH_SIZE)
+
+
+def max_attempts() -> int:
+    return int(settings.MEMORYHUB_EMBEDDING_MAX_ATTEMPTS)
+
+
+def sweep_limit() -> int:
+    return int(settings.MEMORYHUB_EMBEDDING_SWEEP_LIMIT)
+
+
+def retry_delay(attempts: int) -> float:
+    """Exponential backoff: base * 2^(attempts-1), capped at an hour."""
+    base = float(settings.MEMORYHUB_EMBEDDING_RETRY_SECONDS)
+    return min(base * 2 ** max(attempts - 1, 0), 3600.0)
+
+
+def _json_ids(ids: Sequence) -> list:
+    """Task arguments are JSON: integer keys stay ints, UUIDs travel as strings."""
+    return [i if isinstance(i, int) else str(i) for i in ids]
+
+
+def enqueue_embedding(*, corpus: str, ids: Sequence) -> None:
+    """Send `search.embed` tasks for these rows now, `batch_size()` ids per task."""
+    from apps.search.tasks import embed_task  # the tasks module imports this one
+
+    get_corpus(corpus)  # an unknown name fails here, in the caller, not in the worker
+    ids = _json_ids(ids)
+    size = batch_size()
+    for start in range(0, len(ids), size):
+        embed_task.delay(corpus, ids[start : start + size])
+
+
+def schedule_embedding(*, corpus: str, ids: Sequence) -> None:
+    """Enqueue embedding of these rows once the current transaction commits."""
+    ids = list(ids)
+    if ids:
+        transaction.on_commit(lambda: enqueue_embedding(corpus=corpus, ids=ids))
+
+
+def embed_text(text: str) -> Embedding:
+    """Embed one document text now (never inside a transaction): for writes that need the
+    vector before they commit, such as deduplication. Failures come back as the error."""
+    try:
+        embedder = get_embedder()
+        vector = _embed_checked(embedder, [text])[0]
+    except EmbeddingError as exc:
+        return Embedding(vector=None, model="", error=str(exc)[:2000] or "embedding failed")
+    return Embedding(vector=vector, model=vector_label(embedder), error="")
+
+
+def _embed_checked(embedder, texts: list[str]) -> list[np.ndarray]:
+    if embedder.dimensions != EMBEDDING_DIMENSIONS:
+        raise EmbeddingError(
+            f"{vector_label(embedder)} makes {embedder.dimensions}-d vectors; the store keeps "
+            f"{EMBEDDING_DIMENSIONS}-d"
+        )
+    return [np.asarray(v, dtype=np.float32) for v in embedder.embed(texts)]
+
+
+def _stale(corpus: Corpus, label: str) -> Q:
+    return Q(**{f"{corpus.vector_field}__isnull": True}) | ~Q(**{corpus.model_field: label})
+
+
+def corpus_embed(*, corpus: str, ids: Sequence, force: bool = False) -> EmbedResult:
+    """Embed the rows lacking a vector of the current model (all of them with `force`).
+
+    Idempotent. The embedder runs before any transaction; each vector is written only if
+    the row's embedded fields still hold the text that was embedded. An EmbeddingError is
+    recorded on the rows (error, attempts + 1); the caller decides about retrying.
+    """
+    c = get_corpus(corpus)
+    embedder = get_embedder()
+    label = vector_label(embedder)
+    qs = c.model._default_manager.filter(pk__in=list(ids))
+    if not force:
+        qs = qs.filter(_stale(c, label))
+    rows = list(qs.only("pk", *c.embed_fields).order_by(*c.order_fields))
+    skipped = len(set(ids)) - len(rows)
+    if not rows:
+        return EmbedResult(embedded=0, failed=0, skipped=skipped, attempts=0)
+    try:
+        vectors = _embed_checked(embedder, [c.embed(row) for row in rows])
+    except EmbeddingError as exc:
+        return _record_failure(c, [row.pk for row in rows], str(exc), skipped)
+    written = _write_vectors(c, rows, vectors, label)
+    return EmbedResult(
+        embedded=written, failed=0, skipped=skipped + len(rows) - written, attempts=0
+    )
+
+
+def _write_vectors(c: Corpus, rows: list, vectors: list[np.ndarray], label: str) -> int:
+    manager = c.model._default_manager
+    written = 0
+    with transaction.atomic():
+        for row, vector in zip(rows, vectors, strict=True):
+            unchanged = {f: getattr(row, f) for f in c.embed_fields}
+            # One UPDATE per row: bulk_update's CASE over 384-d literals is slower on both DBs.
+            written += manager.filter(pk=row.pk, **unchanged).update(
+                **{c.vector_field: vector, c.model_field: label, c.error_field: ""}
+            )
+    return written
+
+
+def _record_failure(c: Corpus, ids: list, error: str, skipped: int) -> EmbedResult:
+    error = error[:2000] or "embedding failed"
+    manager = c.model._default_manager
+    manager.filter(pk__in=ids).update(
+        **{c.error_field: error, c.attempts_field: F(c.attempts_field) + 1}
+    )
+    attempts = max(manager.filter(pk__in=ids).values_list(c.attempts_field, flat=True))
+    return EmbedResult(embedded=0, failed=len(ids), skipped=skipped, attempts=attempts, error=error)
+
+
+def pending_ids(*, corpus: str, limit: int) -> list:
+    """Rows still without a vector and under the attempt limit, fewest attempts first."""
+    c = get_corpus(corpus)
+    qs = c.model._default_manager.filter(
+        **{f"{c.vector_field}__isnull": True, f"{c.attempts_field}__lt": max_attempts()}
+    )
+    qs = qs.order_by(c.attempts_field, *c.order_fields)
+    return list(qs.values_list("pk", flat=True)[:limit])
+
+
+def stale_ids(
+    *, corpus: str, label: str, agent_id: int | None = None, include_current: bool = False
+) -> list:
+    """Rows whose vector is missing or was made by another model than `label` (every row
+    with `include_current`), in the corpus's order."""
+    c = get_corpus(corpus)
+    qs = c.model._default_manager.all()
+    if not include_current:
+        qs = qs.filter(_stale(c, label))
+    if agent_id is not None:
+        qs = qs.filter(**{f"{c.agent_field}_id": agent_id})
+    return list(qs.order_by(*c.order_fields).values_list("pk", flat=True))
+
+
+def backlog(*, corpus: str, agent_id: int | None = None) -> Backlog:
+    """The corpus's vector counts, for one agent or all."""
+    c = get_corpus(corpus)
+    qs = c.model._default_manager.all()
+    if agent_id is not None:
+        qs = qs.filter(**{f"{c.agent_field}_id": agent_id})
+    v, m, e = c.vector_field, c.model_field, c.error_field
+    label = vector_label()
+    has_vector = Q(**{f"{v}__isnull": False})
+    no_vector = Q(**{f"{v}__isnull": True})
+    counts = qs.aggregate(
+        embedded=Count("pk", filter=has_vector & Q(**{m: label})),
+        stale=Count("pk", filter=has_vector & ~Q(**{m: label})),
+        pending=Count("pk", filter=no_vector & Q(**{e: ""})),
+        failed=Count("pk", filter=no_vector & ~Q(**{e: ""})),
+    )
+    return Backlog(corpus=c.name, **counts)
+
+
+def backlogs(*, agent_id: int | None = None) -> list[Backlog]:
+    """Every embedding corpus's counts, by corpus name."""
+    return [backlog(corpus=c.name, agent_id=agent_id) for c in embedding_corpora()]

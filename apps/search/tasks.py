@@ -1,0 +1,36 @@
+"""The embedding pipeline's tasks, one pair for every corpus: thin, ids in, idempotent."""
+
+from celery import shared_task
+
+from apps.search import embedding
+from apps.search.corpora import embedding_corpora
+
+
+@shared_task(
+    bind=True,
+    name="search.embed",
+    acks_late=True,
+    max_retries=None,  # bounded by MEMORYHUB_EMBEDDING_MAX_ATTEMPTS on the rows instead
+    soft_time_limit=240,
+    time_limit=300,
+)
+def embed_task(self, corpus: str, ids: list) -> int:
+    """Embed these rows of `corpus` (idempotent); on failure retry with backoff up to the
+    maximum attempts. Eager runs (tests) leave retries to the beat sweep."""
+    result = embedding.corpus_embed(corpus=corpus, ids=ids)
+    if result.failed and result.attempts < embedding.max_attempts() and not self.request.is_eager:
+        raise self.retry(countdown=embedding.retry_delay(result.attempts))
+    return result.embedded
+
+
+@shared_task(name="search.embed_pending", acks_late=True, soft_time_limit=50, time_limit=60)
+def embed_pending_task(limit: int | None = None) -> int:
+    """Beat sweep: enqueue rows still without a vector (under max attempts), at most `limit`
+    (MEMORYHUB_EMBEDDING_SWEEP_LIMIT) per corpus; returns how many were enqueued."""
+    limit = limit or embedding.sweep_limit()
+    total = 0
+    for corpus in embedding_corpora():
+        ids = embedding.pending_ids(corpus=corpus.name, limit=limit)
+        embedding.enqueue_embedding(corpus=corpus.name, ids=ids)
+        total += len(ids)
+    return total
