@@ -42,10 +42,7 @@ from apps.core.services import database_optimize  # noqa: E402
 from apps.entries.services import entry_add  # noqa: E402
 from apps.facts.models import Category, Fact  # noqa: E402
 from apps.memory.context import ContextRequest, get_context, legs, providers  # noqa: E402
-from apps.providers.embeddings import (
-    get_embedder,
-    vector_label,
-)
+from apps.providers.embeddings import get_embedder, vector_label  # noqa: E402
 from apps.search.backends.base import hnsw_index  # noqa: E402
 
 WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike "

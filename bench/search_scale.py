@@ -36,10 +36,7 @@ from apps.agents.models import Agent, Team  # noqa: E402
 from apps.conversations.models import Message, Session  # noqa: E402
 from apps.conversations.search import message_search  # noqa: E402
 from apps.core.services import database_optimize  # noqa: E402
-from apps.providers.embeddings import (
-    get_embedder,
-    vector_label,
-)
+from apps.providers.embeddings import get_embedder, vector_label  # noqa: E402
 from apps.search.backends.base import hnsw_index  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared/bench/locomo/locomo-dev.json"

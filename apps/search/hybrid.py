@@ -63,8 +63,7 @@ def hybrid_search(
     pending = _pool().submit(embed_query, query) if any(c.embeds for c in corpora) else None
     try:
         keyword = [
-            _keyword_leg(c, s, agent_id, query, depth)
-            for c, s in zip(corpora, scopes, strict=True)
+            _keyword_leg(c, s, agent_id, query, depth) for c, s in zip(corpora, scopes, strict=True)
         ]
     finally:
         vector, error = _vector_or_error(pending, require_vector)

@@ -11,6 +11,8 @@ Every POST takes the next item of the script. Chat completions with an empty scr
     Status(code, body="")         an HTTP error status
     Drop()                        close the connection without answering
     Embeddings(vectors)           an embeddings answer with these vectors
+    Gate(then=None)               hold the answer until the test calls .open(): `.entered`
+                                  is set when a request reaches it (ordering, not timing)
 
 Use the `llm_server` fixture: `.url` (ending in /v1), `.script(*items)`, `.requests`.
 """
@@ -18,6 +20,7 @@ Use the `llm_server` fixture: `.url` (ending in /v1), `.script(*items)`, `.reque
 import json
 import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -60,6 +63,19 @@ class Status:
 @dataclass(frozen=True)
 class Drop:
     pass
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Holds its request until `open()`; proves what can happen while a call is in flight."""
+
+    then: Any = None
+    timeout: float = 30.0  # a safety net: a test that never opens it still ends
+    entered: threading.Event = field(default_factory=threading.Event, compare=False)
+    released: threading.Event = field(default_factory=threading.Event, compare=False)
+
+    def open(self) -> None:
+        self.released.set()
 
 
 @dataclass(frozen=True)
@@ -140,6 +156,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, item: Any, body: Any) -> None:
         chat = self.path == "/v1/chat/completions"
+        if isinstance(item, Gate):
+            item.entered.set()
+            deadline = time.monotonic() + item.timeout
+            while not item.released.wait(0.01):
+                if self.state._stopping.is_set() or time.monotonic() > deadline:
+                    break
+            item = item.then
         if isinstance(item, Delay):
             # Wakes early when the fixture shuts down, so teardown never waits out a delay.
             self.state._stopping.wait(item.seconds)
