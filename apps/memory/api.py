@@ -59,7 +59,36 @@ def memory_search(request, payload: SearchIn):
     return {"items": hits}
 
 
+def _fact_out(part) -> dict:
+    fact = part.fact
+    return {
+        "id": fact.pk,
+        "category": fact.category.name,
+        "key": fact.key,
+        "value": fact.value,
+        "importance": fact.importance,
+        "salience": fact.salience,
+        "tokens": part.tokens,
+    }
+
+
+def _message_out(c) -> dict:
+    return {
+        "id": c.message.id,
+        "role": c.message.role,
+        "name": c.message.name,
+        "content": c.content,
+        "created_at": c.message.created_at,
+        "importance": c.message.importance,
+        "tokens": c.tokens,
+        "legs": c.legs,
+        "similarity": c.similarity,
+        "truncated": c.truncated,
+    }
+
+
 def context_out(ctx: Context) -> dict:
+    """A Context as the ContextOut body."""
     request = ctx.request
     system_parts = [p for p in ctx.parts if p.kind != "fact"]
     fact_parts = [p for p in ctx.parts if p.kind == "fact"]
@@ -70,35 +99,10 @@ def context_out(ctx: Context) -> dict:
         "query": request.query,
         "system": {
             "parts": system_parts,
-            "facts": [
-                {
-                    "id": p.fact.pk,
-                    "category": p.fact.category.name,
-                    "key": p.fact.key,
-                    "value": p.fact.value,
-                    "importance": p.fact.importance,
-                    "salience": p.fact.salience,
-                    "tokens": p.tokens,
-                }
-                for p in fact_parts
-            ],
+            "facts": [_fact_out(p) for p in fact_parts],
             "tokens": system_tokens + fact_tokens,
         },
-        "messages": [
-            {
-                "id": c.message.id,
-                "role": c.message.role,
-                "name": c.message.name,
-                "content": c.content,
-                "created_at": c.message.created_at,
-                "importance": c.message.importance,
-                "tokens": c.tokens,
-                "legs": c.legs,
-                "similarity": c.similarity,
-                "truncated": c.truncated,
-            }
-            for c in ctx.messages
-        ],
+        "messages": [_message_out(c) for c in ctx.messages],
         "tokens": {
             "system": system_tokens,
             "facts": fact_tokens,

@@ -1,7 +1,9 @@
 """facts_recall: seed 001's memory_recall (categories -> scoped facts -> flat fallback)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 
+import numpy as np
 from django.utils import timezone
 
 from apps.agents.models import Agent
@@ -28,69 +30,92 @@ class RecallResult:
     fell_back: bool  # tier 3 ran
 
 
+@dataclass
+class _Recall:
+    """One recall's inputs and what its tiers have found so far."""
+
+    agent: Agent
+    query: str
+    vector: np.ndarray | None
+    k: int
+    now: datetime
+    hits: dict[int, RecallHit] = field(default_factory=dict)
+    categories: list[str] = field(default_factory=list)
+    fell_back: bool = False
+
+    def add(self, found: list[tuple[Fact, float]], tier: str, *, replace: bool = True) -> None:
+        config = self.agent.config
+        w = config.recall_salience_weight
+        for fact, sim in found:
+            score = (1 - w) * sim + w * fact_salience(fact, config=config, now=self.now)
+            if replace or fact.pk not in self.hits:
+                self.hits[fact.pk] = RecallHit(fact, sim, score, tier)
+
+
+def _in_category(r: _Recall, category: str) -> None:
+    """An explicit category: only its facts, by meaning (by keyword without an embedder)."""
+    name = clean_category(category, loc=["body", "category"])
+    cat = Category.objects.filter(agent=r.agent, name=name).first()
+    if cat is None:
+        raise NotFound(f"no category '{name}'", loc=["body", "category"])
+    r.categories = [cat.name]
+    if r.vector is not None:
+        found = selectors.facts_nearest(
+            agent=r.agent, vector=r.vector, category_ids=[cat.pk], k=r.k
+        )
+    else:
+        found = selectors.facts_keyword(agent=r.agent, query=r.query, category_ids=[cat.pk], k=r.k)
+    r.add(found, "category")
+
+
+def _by_keyword(r: _Recall) -> None:
+    """No embedder: keyword match keeps recall working on what was saved."""
+    r.add(selectors.facts_keyword(agent=r.agent, query=r.query, category_ids=None, k=r.k), "flat")
+    r.fell_back = True
+
+
+def _three_tiers(r: _Recall) -> None:
+    """Seed 001: matching categories (tier 1), their facts (tier 2), a flat fallback (tier 3)
+    when fewer than recall_scoped_min scoped hits are similar enough."""
+    config = r.agent.config
+    matched = selectors.categories_nearest(
+        agent=r.agent,
+        vector=r.vector,
+        threshold=config.category_match_threshold,
+        limit=config.recall_max_categories,
+    )
+    r.categories = [c.name for c, _ in matched]
+    if matched:
+        ids = [c.pk for c, _ in matched]
+        r.add(selectors.facts_nearest(agent=r.agent, vector=r.vector, category_ids=ids, k=r.k),
+              "scoped")  # fmt: skip
+    good = sum(1 for h in r.hits.values() if h.similarity >= config.recall_min_similarity)
+    if good < min(r.k, config.recall_scoped_min):
+        r.fell_back = True
+        flat = selectors.facts_nearest(agent=r.agent, vector=r.vector, category_ids=None, k=r.k)
+        r.add(flat, "flat", replace=False)
+
+
 def facts_recall(
     *, agent: Agent, query: str, category: str | None = None, k: int | None = None
 ) -> RecallResult:
     """Seed 001's memory_recall: categories -> scoped facts -> flat fallback, reinforced."""
-    config = agent.config
-    k = k or config.recall_k
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must not be empty", loc=["body", "query"])
     try:
         vector = embed_query(query)
     except EmbeddingError:
         vector = None  # keyword recall keeps working on what was saved
-    w = config.recall_salience_weight
-    now = timezone.now()
-
-    def score(fact: Fact, similarity: float) -> float:
-        return (1 - w) * similarity + w * fact_salience(fact, config=config, now=now)
-
-    hits: dict[int, RecallHit] = {}
-    categories: list[str] = []
-    fell_back = False
+    r = _Recall(agent, query, vector, k or agent.config.recall_k, timezone.now())
     if category is not None:
-        name = clean_category(category, loc=["body", "category"])
-        cat = Category.objects.filter(agent=agent, name=name).first()
-        if cat is None:
-            raise NotFound(f"no category '{name}'", loc=["body", "category"])
-        categories = [cat.name]
-        found = (
-            selectors.facts_nearest(agent=agent, vector=vector, category_ids=[cat.pk], k=k)
-            if vector is not None
-            else selectors.facts_keyword(agent=agent, query=query, category_ids=[cat.pk], k=k)
-        )
-        for fact, sim in found:
-            hits[fact.pk] = RecallHit(fact, sim, score(fact, sim), "category")
+        _in_category(r, category)
     elif vector is None:
-        # No embedder: keyword match keeps recall working on what was saved.
-        for fact, sim in selectors.facts_keyword(agent=agent, query=query, category_ids=None, k=k):
-            hits[fact.pk] = RecallHit(fact, sim, score(fact, sim), "flat")
-        fell_back = True
+        _by_keyword(r)
     else:
-        matched = selectors.categories_nearest(
-            agent=agent,
-            vector=vector,
-            threshold=config.category_match_threshold,
-            limit=config.recall_max_categories,
-        )
-        categories = [c.name for c, _ in matched]
-        if matched:
-            scoped = selectors.facts_nearest(
-                agent=agent, vector=vector, category_ids=[c.pk for c, _ in matched], k=k
-            )
-            for fact, sim in scoped:
-                hits[fact.pk] = RecallHit(fact, sim, score(fact, sim), "scoped")
-        good = sum(1 for h in hits.values() if h.similarity >= config.recall_min_similarity)
-        if good < min(k, config.recall_scoped_min):
-            fell_back = True
-            for fact, sim in selectors.facts_nearest(
-                agent=agent, vector=vector, category_ids=None, k=k
-            ):
-                hits.setdefault(fact.pk, RecallHit(fact, sim, score(fact, sim), "flat"))
-    ranked = sorted(hits.values(), key=lambda h: (-h.score, h.fact.pk))[:k]
+        _three_tiers(r)
+    ranked = sorted(r.hits.values(), key=lambda h: (-h.score, h.fact.pk))[: r.k]
     ids = [h.fact.pk for h in ranked]
     facts_touch(agent=agent, fact_ids=ids)
     fresh = Fact.objects.select_related("category").defer(*selectors.VECTORS).in_bulk(ids)
     ranked = [RecallHit(fresh[h.fact.pk], h.similarity, h.score, h.tier) for h in ranked]
-    return RecallResult(hits=ranked, categories=categories, fell_back=fell_back)
+    return RecallResult(hits=ranked, categories=r.categories, fell_back=r.fell_back)
