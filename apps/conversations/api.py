@@ -11,6 +11,7 @@ from apps.conversations import search, selectors, services
 from apps.conversations.schemas import (
     AppendOut,
     ChatSearchIn,
+    ChatSearchMessageOut,
     ChatSearchOut,
     MessagePage,
     MessagesIn,
@@ -150,15 +151,7 @@ def get_window(request, session_id: str):
 
 
 def _search_message(m) -> dict:
-    return {
-        "id": m.id,
-        "session_id": m.session_id,
-        "role": m.role,
-        "name": m.name,
-        "content": m.content,
-        "created_at": m.created_at,
-        "metadata": m.metadata,
-    }
+    return {name: getattr(m, name) for name in ChatSearchMessageOut.model_fields}
 
 
 @search_router.post("/search", response=ChatSearchOut)

@@ -30,8 +30,6 @@ class FactsConfig(AppConfig):
                 text_fields=("key", "value"),
                 embed=fact_text,
                 embed_fields=("value",),
-                vector_field="embedding",
-                model_field="embedding_model",
                 kind_field="category",
                 select_related=("category",),
                 render=render_fact,
@@ -45,8 +43,6 @@ class FactsConfig(AppConfig):
                 model=Category,
                 embed=category_text,
                 embed_fields=("name",),
-                vector_field="embedding",
-                model_field="embedding_model",
                 vector_index=False,
             )
         )

@@ -35,7 +35,8 @@ class Corpus:
     embedded for a row (None: no vectors); it may read only `embed_fields`, which the
     pipeline loads and re-checks before it writes a vector, so a row edited meanwhile keeps
     its new text's turn. The four `*_field` names hold the vector, its "name@dims" label,
-    the last error and the attempt count.
+    the last error and the attempt count (an embedding corpus defaults the first two to
+    "embedding" and "embedding_model").
     """
 
     name: str
@@ -56,6 +57,15 @@ class Corpus:
     order_fields: tuple[str, ...] = ("pk",)
     select_related: tuple[str, ...] = ()
     render: Callable[[models.Model], Rendered] | None = None
+
+    def __post_init__(self) -> None:
+        # An embedding corpus keeps its vector and label in the usual columns unless it says
+        # otherwise.
+        if self.embed is not None:
+            if self.vector_field is None:
+                object.__setattr__(self, "vector_field", "embedding")
+            if self.model_field is None:
+                object.__setattr__(self, "model_field", "embedding_model")
 
     @property
     def embeds(self) -> bool:
@@ -110,11 +120,8 @@ def _check(corpus: Corpus) -> None:
         *(f for f in corpus.order_fields if f != "pk"),
     ]
     if corpus.embeds:
-        if not (corpus.vector_field and corpus.model_field and corpus.embed_fields):
-            raise ImproperlyConfigured(
-                f"corpus {corpus.name!r} embeds: it needs vector_field, model_field and "
-                f"embed_fields"
-            )
+        if not corpus.embed_fields:
+            raise ImproperlyConfigured(f"corpus {corpus.name!r} embeds: it needs embed_fields")
         named += [corpus.vector_field, corpus.model_field, corpus.error_field]
         named.append(corpus.attempts_field)
     named += [f for f in (corpus.session_field, corpus.kind_field) if f]

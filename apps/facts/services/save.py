@@ -22,15 +22,15 @@ from apps.facts.services.categories import (
     category_get_or_create,
     category_vectors,
 )
-from apps.facts.services.salience import fact_reinforce, fact_salience, lock_facts
+from apps.facts.services.salience import fact_reinforce, lock_facts
 from apps.facts.services.validation import (
     clean_category,
     clean_importance,
     clean_key,
     clean_value,
 )
-from apps.facts.services.versions import add_version, change_value
-from apps.search.embedding import Embedding, embed_text, schedule_embedding
+from apps.facts.services.versions import add_version, change_value, fact_insert
+from apps.search.embedding import Embedding, embed_text
 
 
 @dataclass(frozen=True)
@@ -193,29 +193,18 @@ def _unique_key(agent: Agent, category: Category, key: str) -> str:
 
 
 def _create(draft: FactDraft, cat: Category, now: datetime) -> Fact:
-    agent, config, emb = draft.agent, draft.agent.config, draft.emb
-    fact = Fact(
+    agent = draft.agent
+    importance = draft.importance
+    fact = fact_insert(
         agent=agent,
         category=cat,
         key=_unique_key(agent, cat, draft.key or text.derive_key(draft.value)),
         value=draft.value,
-        normalized=text.normalized_hash(draft.value),
         source=draft.source,
-        importance=(
-            draft.importance if draft.importance is not None else config.fact_default_importance
-        ),
-        embedding=emb.vector,
-        embedding_model=emb.model,
-        embedding_error=emb.error,
-        embedding_attempts=1 if emb.error else 0,
+        importance=importance if importance is not None else agent.config.fact_default_importance,
+        emb=draft.emb,
         session_id=draft.session_id,
-        valid_from=now,
-        created_at=now,
-        updated_at=now,
+        now=now,
     )
-    fact.salience = fact_salience(fact, config=config, now=now)
-    fact.save()
     add_version(fact, old="", new=draft.value, by=draft.source, reason="created", at=now)
-    if emb.vector is None:
-        schedule_embedding(corpus="facts", ids=[fact.pk])
     return fact

@@ -159,39 +159,55 @@ def fact_supersede(
             raise Conflict("the fact is already superseded", loc=["path", "fact_id"])
         now = timezone.now()
         Fact.objects.filter(pk=fact.pk).update(valid_to=now, updated_at=now)
-        successor = _successor(agent, fact, value, emb, now)
+        successor = fact_insert(
+            agent=agent, category=fact.category, key=fact.key, value=value, source=fact.source,
+            importance=fact.importance, emb=emb, session_id=fact.session_id, now=now,
+        )  # fmt: skip
         Fact.objects.filter(pk=fact.pk).update(superseded_by=successor)
         for row, why in (
             (fact, f"superseded by #{successor.pk}"),
             (successor, f"supersedes #{fact.pk}"),
         ):
             add_version(row, old=fact.value, new=value, by=changed_by, reason=reason or why, at=now)
-        if emb.vector is None:
-            schedule_embedding(corpus="facts", ids=[successor.pk])
     return successor
 
 
-def _successor(agent: Agent, fact: Fact, value: str, emb: Embedding, now: datetime) -> Fact:
-    successor = Fact(
+def fact_insert(
+    *,
+    agent: Agent,
+    category,
+    key: str,
+    value: str,
+    source: str,
+    importance: float,
+    emb: Embedding,
+    session_id,
+    now: datetime,
+) -> Fact:
+    """Insert a current fact with its salience and precomputed embedding (caller holds the
+    agent lock); a missing vector is left to the search pipeline."""
+    fact = Fact(
         agent=agent,
-        category=fact.category,
-        key=fact.key,
+        category=category,
+        key=key,
         value=value,
         normalized=text.normalized_hash(value),
-        source=fact.source,
-        importance=fact.importance,
+        source=source,
+        importance=importance,
         embedding=emb.vector,
         embedding_model=emb.model,
         embedding_error=emb.error,
         embedding_attempts=1 if emb.error else 0,
-        session_id=fact.session_id,
+        session_id=session_id,
         valid_from=now,
         created_at=now,
         updated_at=now,
     )
-    successor.salience = fact_salience(successor, config=agent.config, now=now)
-    successor.save()
-    return successor
+    fact.salience = fact_salience(fact, config=agent.config, now=now)
+    fact.save()
+    if emb.vector is None:
+        schedule_embedding(corpus="facts", ids=[fact.pk])
+    return fact
 
 
 def fact_delete(*, agent: Agent, fact: Fact) -> None:
