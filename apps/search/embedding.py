@@ -213,6 +213,24 @@ def backlog(*, corpus: str, agent_id: int | None = None) -> Backlog:
     return Backlog(corpus=c.name, **counts)
 
 
-def backlogs(*, agent_id: int | None = None) -> list[Backlog]:
-    """Every embedding corpus's counts, by corpus name."""
-    return [backlog(corpus=c.name, agent_id=agent_id) for c in embedding_corpora()]
+@dataclass(frozen=True)
+class Pending:
+    """A corpus's rows still without a vector: never tried yet, or failed."""
+
+    corpus: str
+    pending: int
+    failed: int
+
+
+def backlogs() -> list[Pending]:
+    """Every embedding corpus's backlog over all agents, by corpus name (for /healthz and the
+    admin). Only rows without a vector are read, which the partial "pending embedding"
+    indexes serve, so the cost follows the backlog, not the size of the store."""
+    out = []
+    for c in embedding_corpora():
+        e = c.error_field
+        counts = c.model._default_manager.filter(**{f"{c.vector_field}__isnull": True}).aggregate(
+            pending=Count("pk", filter=Q(**{e: ""})), failed=Count("pk", filter=~Q(**{e: ""}))
+        )
+        out.append(Pending(corpus=c.name, **counts))
+    return out

@@ -6,7 +6,7 @@ relevance leg all go through this module and apps/search/legs.py.
 """
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cache
 
@@ -66,7 +66,9 @@ def hybrid_search(
             _keyword_leg(c, s, agent_id, query, depth) for c, s in zip(corpora, scopes, strict=True)
         ]
     finally:
-        vector, error = _vector_or_error(pending, require_vector)
+        if pending is not None:
+            wait([pending])  # a failing BM25 leg must not leave the embedding running unseen
+    vector, error = _vector_or_error(pending, require_vector)
     rankings: list[list[Hit]] = []
     for corpus, scope, bm25 in zip(corpora, scopes, keyword, strict=True):
         rankings.append(bm25)

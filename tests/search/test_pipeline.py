@@ -158,11 +158,7 @@ def test_healthz_and_the_admin_index_show_the_backlog(settings, session):
         "messages": {"pending": 2, "failed": 0},
     }
     assert health["status"] == "ok"  # a backlog is work to do, not an outage
+    assert ('<tr data-corpus="facts"><th scope="row">facts</th><td>0</td><td>1</td></tr>') in index
     assert (
-        '<tr data-corpus="facts"><th scope="row">facts</th>'
-        "<td>0</td><td>0</td><td>0</td><td>1</td></tr>"
-    ) in index
-    assert (
-        '<tr data-corpus="messages"><th scope="row">messages</th>'
-        "<td>0</td><td>0</td><td>2</td><td>0</td></tr>"
+        '<tr data-corpus="messages"><th scope="row">messages</th><td>2</td><td>0</td></tr>'
     ) in index
