@@ -5,7 +5,7 @@ Where two seeds disagree the choice is a setting, and the default is named here.
 """
 
 from dataclasses import asdict, dataclass, fields
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
@@ -38,16 +38,27 @@ class AgentConfig:
     recency_limit: Positive = 10  # tri-hybrid recency leg
     salience_threshold: Ratio = 0.85  # tri-hybrid salience leg: importance >= this
     relevance_threshold: Ratio = 0.655  # tri-hybrid relevance leg: cosine > this
-    flush_ratio: Ratio = 0.6  # proactive flush recommended at 60% (seed 001)
-    compact_ratio: Ratio = 0.7  # compaction required at 70% (seed 001)
-    compact_keep_last: Positive = 4  # messages kept after compaction (seed 001)
+    context_window_tokens: Positive = 128_000  # the agent model's context size (seed 001)
+    flush_ratio: Ratio = 0.6  # usage at which get_context flushes facts (seed 001)
+    compact_ratio: Ratio = 0.7  # usage at which get_context writes, then compacts (seed 001)
+    compact_keep_last: Positive = 4  # messages kept after a write-then-compact (seed 001)
+    flush_max_facts: Positive = 20  # facts one flush may store
+    # --- rolling summary (seed 000) ---
+    summary_chunk_tokens: Positive = 4000  # messages per summary LLM call, in tokens
+    summary_max_tokens: Positive = 1024  # the rolling summary is kept under this
     # --- consolidation (seed 002, seed 004) ---
     consolidation_interval_hours: Positive = 6
     memory_window: Positive = 50  # message count that triggers auto-consolidation (seed 004)
+    consolidation_keep: NonNegative = 25  # newest messages auto-consolidation leaves alone
+    consolidation_chunk_tokens: Positive = 8000  # messages per consolidation LLM call
     max_memory_bytes: Positive = 8192  # MEMORY.md size before compression (seed 004)
     consolidation_timeout_seconds: Annotated[float, Field(gt=0)] = 30.0  # seed 004
     raw_fallback_messages: Positive = 10  # [raw-fallback] history entry size (seed 004)
     raw_fallback_chars: Positive = 200
+    # Seed 000 clears messages on reset; seed 004 consolidates first. "fallback": the
+    # messages no LLM consolidation covered are archived whole before they go; "always":
+    # every message a reset deletes is archived whole.
+    reset_archive: Literal["fallback", "always"] = "fallback"
     # --- learnings (seed 000) ---
     error_memory_ttl_days: Positive = 90
     # --- long-term memory: facts (seed 001, seed 002) ---

@@ -2,21 +2,15 @@
 
 from datetime import UTC, datetime
 
-from django.conf import settings
-from ninja import Query, Router, Schema, Status
+from ninja import Query, Router, Status
 from ninja.errors import HttpError
-from pydantic import Field
 
 from apps.conversations import search, selectors, services
 from apps.conversations.schemas import (
-    AppendOut,
     ChatSearchIn,
     ChatSearchMessageOut,
     ChatSearchOut,
-    MessagePage,
-    MessagesIn,
-    ResetOut,
-    RoleName,
+    PageQuery,
     SessionIn,
     SessionOut,
     SessionPage,
@@ -27,18 +21,6 @@ from apps.providers.embeddings import EmbeddingError
 
 router = Router(tags=["sessions"])
 search_router = Router(tags=["search"])
-
-
-class PageQuery(Schema):
-    cursor: str | None = Field(None, max_length=500)
-    limit: int = Field(50, ge=1, le=500)
-
-
-class MessageQuery(PageQuery):
-    after: datetime | None = None
-    before: datetime | None = None
-    role: list[RoleName] | None = None
-    order: str = Field("asc", pattern="^(asc|desc)$")
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -73,68 +55,12 @@ def update_session(request, session_id: str, payload: SessionPatch):
     return services.session_update(session=session, title=payload.title, metadata=payload.metadata)
 
 
-@router.post("/sessions/{session_id}/reset", response=ResetOut)
-def reset_session(request, session_id: str):
-    """Delete the session's messages and meta; the rolling summary survives (seed 000)."""
-    session = selectors.session_get(agent=request.auth, ref=session_id)
-    result = services.session_reset(session=session)
-    return {"session": result.session, "deleted_messages": result.deleted_messages}
-
-
 @router.delete("/sessions/{session_id}", response={204: None})
 def remove_session(request, session_id: str):
     """Delete the session with its messages, meta and summary."""
     session = selectors.session_get(agent=request.auth, ref=session_id)
     services.session_remove(session=session)
     return Status(204, None)
-
-
-@router.post("/sessions/{session_id}/messages", response={201: AppendOut})
-def append_messages(request, session_id: str, payload: MessagesIn):
-    """Append one or many messages atomically: all are stored, or none."""
-    session = selectors.session_get(agent=request.auth, ref=session_id)
-    result = services.messages_append(
-        session=session,
-        messages=[
-            services.NewMessage(
-                role=m.role,
-                content=m.content,
-                name=m.name,
-                tool_call_id=m.tool_call_id,
-                tool_name=m.tool_name,
-                tool_calls=m.tool_calls,
-                created_at=m.created_at,
-                importance=m.importance,
-                metadata=m.metadata,
-                idempotency_key=m.idempotency_key,
-            )
-            for m in payload.messages
-        ],
-        max_batch=settings.MEMORYHUB_MAX_BATCH_MESSAGES,
-    )
-    return Status(
-        201,
-        {
-            "created": result.created,
-            "deduplicated": result.deduplicated,
-            "messages": result.messages,
-        },
-    )
-
-
-@router.get("/sessions/{session_id}/messages", response=MessagePage)
-def list_messages(request, session_id: str, query: Query[MessageQuery]):
-    session = selectors.session_get(agent=request.auth, ref=session_id)
-    page = selectors.messages_page(
-        session=session,
-        after=_utc(query.after),
-        before=_utc(query.before),
-        roles=query.role,
-        cursor=query.cursor,
-        limit=query.limit,
-        descending=query.order == "desc",
-    )
-    return {"items": page.items, "next_cursor": page.next_cursor}
 
 
 @router.get("/sessions/{session_id}/window", response=WindowOut)
@@ -146,6 +72,7 @@ def get_window(request, session_id: str):
         "session_id": session.id,
         "start_at": window.start_at,
         "summary": window.summary,
+        "markers": window.markers,
         "messages": window.messages,
     }
 

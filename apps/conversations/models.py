@@ -36,8 +36,15 @@ class SessionMeta(models.Model):
     session = models.OneToOneField(Session, on_delete=models.CASCADE, related_name="meta")
     # Compaction cutoff: messages created before it are archive, not hot window.
     start_at = models.DateTimeField(null=True, blank=True)
-    # Rolling-summary cursor: the newest message time already folded into the summary.
+    # Rolling-summary cursor: the newest message (time, id) already folded into the summary.
     summary_cursor = models.DateTimeField(null=True, blank=True)
+    summary_cursor_id = models.UUIDField(null=True, blank=True)
+    # Flush cursor: the newest message whose facts a flush has extracted (seed 001).
+    flush_cursor = models.DateTimeField(null=True, blank=True)
+    flush_cursor_id = models.UUIDField(null=True, blank=True)
+    # Bytes of the messages at or after start_at, kept by every append and compaction, so
+    # the compaction check (seed 000's 5 MiB) reads one row instead of summing the session.
+    hot_bytes = models.BigIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:
@@ -57,6 +64,35 @@ class Summary(models.Model):
 
     def __str__(self) -> str:
         return f"summary {self.session_id}"
+
+
+class CompactMarker(models.Model):
+    """A compaction boundary in a session's history (seed 003): not a message, never counted,
+    searched or sent to an LLM. The window replays from the latest one; cleared on reset."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="markers")
+    archive_name = models.CharField(max_length=255)
+    archived_at = models.DateTimeField(default=timezone.now)
+    # The new start_at: messages before it went into the archive.
+    cutoff_at = models.DateTimeField()
+    first_message_at = models.DateTimeField()
+    last_message_at = models.DateTimeField()
+    message_count = models.PositiveIntegerField()
+    bytes = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["archived_at", "id"]
+
+    def __str__(self) -> str:
+        return f"marker {self.archive_name}"
+
+
+class Consolidation(models.TextChoices):
+    """How a message was consolidated (seed 004): by the LLM, or by a raw fallback."""
+
+    OK = "ok"
+    FALLBACK = "raw-fallback"
 
 
 class Role(models.TextChoices):
@@ -97,6 +133,11 @@ class Message(models.Model):
     embedding_error = models.TextField(blank=True, default="")
     embedding_attempts = models.PositiveSmallIntegerField(default=0)
     consolidated_at = models.DateTimeField(null=True, blank=True)
+    # Nullable so adding it is ALTER TABLE ADD COLUMN on SQLite (a table remake would drop
+    # the search triggers); None until consolidated.
+    consolidation = models.CharField(
+        max_length=16, choices=Consolidation.choices, null=True, blank=True
+    )
     idempotency_key = models.CharField(max_length=200, null=True, blank=True)
 
     objects = MessageQuerySet.as_manager()
@@ -125,6 +166,12 @@ class Message(models.Model):
                 fields=["agent", "embedding_attempts"],
                 condition=Q(embedding__isnull=True),
                 name="message_pending_embedding",
+            ),
+            # The auto-consolidation check counts these on every append.
+            models.Index(
+                fields=["session", "created_at", "id"],
+                condition=Q(consolidated_at__isnull=True),
+                name="message_unconsolidated",
             ),
         ]
 

@@ -11,6 +11,18 @@ RoleName = Literal["user", "assistant", "tool", "system"]
 SessionKey = str
 
 
+class PageQuery(Schema):
+    cursor: str | None = Field(None, max_length=500)
+    limit: int = Field(50, ge=1, le=500)
+
+
+class MessageQuery(PageQuery):
+    after: datetime | None = None
+    before: datetime | None = None
+    role: list[RoleName] | None = None
+    order: str = Field("asc", pattern="^(asc|desc)$")
+
+
 class SessionIn(Schema):
     key: str | None = Field(
         None,
@@ -57,10 +69,6 @@ class MessageIn(Schema):
     idempotency_key: str | None = Field(None, min_length=1, max_length=200)
 
 
-class MessagesIn(Schema):
-    messages: list[MessageIn] = Field(..., min_length=1)
-
-
 class MessageOut(Schema):
     id: uuid.UUID
     session_id: uuid.UUID
@@ -81,26 +89,28 @@ class MessageOut(Schema):
         return bool(obj.embedding_model)
 
 
-class AppendOut(Schema):
-    created: int
-    deduplicated: int
-    messages: list[MessageOut]
-
-
 class MessagePage(Schema):
     items: list[MessageOut]
     next_cursor: str | None
 
 
-class ResetOut(Schema):
-    session: SessionOut
-    deleted_messages: int
+class MarkerOut(Schema):
+    """A compact marker (seed 003): where the history was compacted, and into which archive."""
+
+    archive_name: str
+    archived_at: datetime
+    cutoff_at: datetime
+    first_message_at: datetime
+    last_message_at: datetime
+    message_count: int
+    bytes: int
 
 
 class WindowOut(Schema):
     session_id: uuid.UUID
     start_at: datetime | None
     summary: str | None
+    markers: list[MarkerOut]
     messages: list[MessageOut]
 
 

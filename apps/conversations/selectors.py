@@ -2,15 +2,20 @@
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from apps.agents.models import Agent
 from apps.conversations import working_memory
-from apps.conversations.models import Message, Session, SessionMeta, Summary
+from apps.conversations.models import CompactMarker, Message, Session, SessionMeta, Summary
 from apps.core.errors import NotFound
 from apps.core.pagination import Page, keyset_paginate
+
+
+def as_utc(value: datetime) -> datetime:
+    """A naive time is taken as UTC."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
 
 
 def session_get(*, agent: Agent, ref: str) -> Session:
@@ -46,12 +51,13 @@ def messages_page(
     limit: int = 100,
     descending: bool = False,
 ) -> Page[Message]:
-    """Messages of a session in time order, filtered by time range and role."""
+    """Messages of a session in time order, filtered by time range (a time without offset
+    is UTC) and role."""
     qs = Message.objects.filter(session=session).defer("embedding")
     if after is not None:
-        qs = qs.filter(created_at__gt=after)
+        qs = qs.filter(created_at__gt=as_utc(after))
     if before is not None:
-        qs = qs.filter(created_at__lt=before)
+        qs = qs.filter(created_at__lt=as_utc(before))
     if roles:
         qs = qs.filter(role__in=roles)
     return keyset_paginate(
@@ -91,16 +97,23 @@ def session_recent_messages(*, session: Session, limit: int) -> list[Message]:
     return cached[-limit:] if limit else []
 
 
+def session_markers(*, session: Session) -> list[CompactMarker]:
+    """The session's compact markers, oldest first (seed 003)."""
+    return list(CompactMarker.objects.filter(session=session).order_by("archived_at", "id"))
+
+
 @dataclass(frozen=True)
 class Window:
     session: Session
     start_at: datetime | None
     summary: str | None
     messages: list[Message]
+    markers: list[CompactMarker]
 
 
 def session_window(*, session: Session) -> Window:
-    """Seed 000's context window: the rolling summary plus the last N hot messages."""
+    """Seed 000's context window: the rolling summary plus the last N messages after the
+    latest compact marker (seed 003: the window replays from it)."""
     meta = session_meta(session=session)
     summary = session_summary(session=session)
     messages = session_recent_messages(
@@ -111,4 +124,44 @@ def session_window(*, session: Session) -> Window:
         start_at=meta.start_at if meta else None,
         summary=summary.content if summary and summary.content else None,
         messages=messages,
+        markers=session_markers(session=session),
     )
+
+
+def after(at: datetime, pk: uuid.UUID) -> Q:
+    """Messages strictly after (at, pk) in session order."""
+    return Q(created_at__gt=at) | Q(created_at=at, id__gt=pk)
+
+
+def before(at: datetime, pk: uuid.UUID) -> Q:
+    """Messages strictly before (at, pk) in session order."""
+    return Q(created_at__lt=at) | Q(created_at=at, id__lt=pk)
+
+
+def session_messages(*, session: Session) -> QuerySet[Message]:
+    """All of a session's messages in order, without vectors."""
+    return Message.objects.filter(session=session).defer("embedding").order_by("created_at", "id")
+
+
+def window_first(*, session: Session) -> Message | None:
+    """The oldest message of the hot window (None: the window is empty)."""
+    size = session.agent.config.max_history_messages
+    rows = list(hot_messages(session=session).order_by("-created_at", "-id")[:size])
+    return rows[-1] if rows else None
+
+
+def messages_left_window(*, session: Session, meta: SessionMeta | None) -> QuerySet[Message]:
+    """Messages that have left the hot window and are not in the rolling summary yet
+    (seed 000: after summary_cursor, older than the last max_history_messages)."""
+    qs = session_messages(session=session)
+    if meta is not None and meta.summary_cursor is not None:
+        qs = qs.filter(after(meta.summary_cursor, meta.summary_cursor_id))
+    first = window_first(session=session)
+    if first is None:
+        return qs.none()
+    return qs.filter(before(first.created_at, first.id))
+
+
+def unconsolidated_messages(*, session: Session) -> QuerySet[Message]:
+    """The session's messages no consolidation has covered yet, oldest first."""
+    return session_messages(session=session).filter(consolidated_at__isnull=True)

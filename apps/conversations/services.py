@@ -1,5 +1,6 @@
 """The one write path for sessions and messages."""
 
+import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -7,11 +8,20 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import F, Sum
 from django.utils import timezone
 
 from apps.agents.models import Agent
 from apps.conversations import working_memory
-from apps.conversations.models import Message, Role, Session, SessionMeta
+from apps.conversations.models import (
+    CompactMarker,
+    Consolidation,
+    Message,
+    Role,
+    Session,
+    SessionMeta,
+    Summary,
+)
 from apps.core.errors import Conflict, InvalidInput, PayloadTooLarge
 from apps.providers.tokens import count_tokens_batch
 from apps.search.embedding import schedule_embedding
@@ -80,10 +90,20 @@ def session_update(
     return session
 
 
+def message_bytes(content: str | None, tool_calls: list | None) -> int:
+    """A message's size for seed 000's max_history_bytes: its content and tool calls."""
+    size = len((content or "").encode("utf-8"))
+    if tool_calls:
+        size += len(json.dumps(tool_calls, ensure_ascii=False).encode("utf-8"))
+    return size
+
+
 @transaction.atomic
 def session_reset(*, session: Session) -> ResetResult:
-    """Seed 000's /reset: delete the messages and session meta; the rolling summary stays."""
+    """Seed 000's /reset: delete the messages, markers and session meta; the rolling summary
+    stays. apps.lifecycle consolidates (and archives what it must) before calling this."""
     deleted, _ = Message.objects.filter(session=session).delete()
+    CompactMarker.objects.filter(session=session).delete()
     SessionMeta.objects.filter(session=session).delete()
     Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
     working_memory.invalidate(session.id)
@@ -191,7 +211,7 @@ def _append_once(session, agent, config, messages, times, tokens) -> AppendResul
             ),
             metadata=msg.metadata or {},
             token_count=token_count,
-            byte_size=len(content.encode("utf-8")),
+            byte_size=message_bytes(content, msg.tool_calls),
             idempotency_key=msg.idempotency_key,
         )
         if msg.idempotency_key:
@@ -200,9 +220,113 @@ def _append_once(session, agent, config, messages, times, tokens) -> AppendResul
         ordered.append(row)
     Message.objects.bulk_create(to_create)
     if to_create:
+        _count_hot_bytes(session, to_create)
         Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
         working_memory.invalidate(session.id)
         schedule_embedding(corpus="messages", ids=[m.id for m in to_create])
     return AppendResult(
         messages=ordered, created=len(to_create), deduplicated=len(messages) - len(to_create)
     )
+
+
+def _count_hot_bytes(session: Session, rows: list[Message]) -> None:
+    meta, _ = SessionMeta.objects.get_or_create(session=session)
+    # A backfilled message older than the compaction cutoff lands in the archive part.
+    added = sum(r.byte_size for r in rows if meta.start_at is None or r.created_at >= meta.start_at)
+    if added:
+        SessionMeta.objects.filter(pk=meta.pk).update(hot_bytes=F("hot_bytes") + added)
+
+
+def _locked_meta(session: Session) -> SessionMeta:
+    SessionMeta.objects.get_or_create(session=session)
+    return SessionMeta.objects.select_for_update().get(session=session)
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """A position in a session's message order: (created_at, id)."""
+
+    at: datetime
+    id: uuid.UUID
+
+    @classmethod
+    def of(cls, message: Message) -> "Cursor":
+        return cls(at=message.created_at, id=message.id)
+
+
+def summary_write(
+    *, session: Session, content: str, cursor: Cursor, expected: Cursor | None
+) -> bool:
+    """Save the rolling summary and advance its cursor, only if the cursor is still
+    `expected` (compare and set); False when another run moved it first. Atomic."""
+    with transaction.atomic():
+        meta = _locked_meta(session)
+        current = (
+            Cursor(meta.summary_cursor, meta.summary_cursor_id)
+            if meta.summary_cursor is not None
+            else None
+        )
+        if current != expected:
+            return False
+        meta.summary_cursor, meta.summary_cursor_id = cursor.at, cursor.id
+        meta.save(update_fields=["summary_cursor", "summary_cursor_id", "updated_at"])
+        Summary.objects.update_or_create(session=session, defaults={"content": content})
+    return True
+
+
+def flush_cursor_write(*, session: Session, cursor: Cursor, expected: Cursor | None) -> bool:
+    """Advance the flush cursor if it is still `expected` (compare and set). Atomic."""
+    with transaction.atomic():
+        meta = _locked_meta(session)
+        current = (
+            Cursor(meta.flush_cursor, meta.flush_cursor_id)
+            if meta.flush_cursor is not None
+            else None
+        )
+        if current != expected:
+            return False
+        meta.flush_cursor, meta.flush_cursor_id = cursor.at, cursor.id
+        meta.save(update_fields=["flush_cursor", "flush_cursor_id", "updated_at"])
+    return True
+
+
+def session_compact(
+    *,
+    session: Session,
+    prefix: Sequence[Message],
+    cutoff_at: datetime,
+    expected_start_at: datetime | None,
+    archive_name: str,
+    archived_at: datetime,
+) -> CompactMarker | None:
+    """Move start_at to `cutoff_at` and append a compact marker for `prefix` (the messages
+    that left the hot part), if start_at is still `expected_start_at`; None otherwise.
+    No message is deleted. Atomic."""
+    with transaction.atomic():
+        meta = _locked_meta(session)
+        if meta.start_at != expected_start_at:
+            return None
+        hot = Message.objects.filter(session=session, created_at__gte=cutoff_at)
+        meta.start_at = cutoff_at
+        meta.hot_bytes = hot.aggregate(n=Sum("byte_size"))["n"] or 0
+        meta.save(update_fields=["start_at", "hot_bytes", "updated_at"])
+        marker = CompactMarker.objects.create(
+            agent_id=session.agent_id,
+            session=session,
+            archive_name=archive_name,
+            archived_at=archived_at,
+            cutoff_at=cutoff_at,
+            first_message_at=prefix[0].created_at,
+            last_message_at=prefix[-1].created_at,
+            message_count=len(prefix),
+            bytes=sum(m.byte_size for m in prefix),
+        )
+        working_memory.invalidate(session.id)
+    return marker
+
+
+def messages_mark_consolidated(*, ids: Sequence[uuid.UUID], kind: str, at: datetime) -> int:
+    """Record that these messages were consolidated (seed 004), by the LLM or a fallback."""
+    if kind not in Consolidation.values:
+        raise ValueError(f"unknown consolidation kind {kind!r}")
+    return Message.objects.filter(pk__in=list(ids)).update(consolidated_at=at, consolidation=kind)

@@ -1,14 +1,14 @@
-"""Entry endpoints (seed 003): Add, Rename, Alias, Write, Remove, search; workspace archive.
+"""Entry endpoints (seed 003): Add, Rename, Alias, Write, Remove, search.
 
 Entries are addressed by name or alias in the path; names may contain '/' (daily logs), so
 the path parameter takes the rest of the URL.
 """
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 from ninja import Query, Router, Schema, Status
 from pydantic import Field
 
-from apps.entries import selectors, services, workspace
+from apps.entries import selectors, services
 from apps.entries.schemas import (
     AliasOut,
     EntryAliasIn,
@@ -18,7 +18,6 @@ from apps.entries.schemas import (
     EntryRename,
     EntrySearchOut,
     EntryWrite,
-    ImportOut,
 )
 
 router = Router(tags=["entries"])
@@ -33,10 +32,6 @@ class ListQuery(Schema):
 class SearchQuery(Schema):
     q: str = Field(..., min_length=1, max_length=4000)
     limit: int = Field(20, ge=1, le=200)
-
-
-class ImportQuery(Schema):
-    force: bool = False
 
 
 def _fresh(request: HttpRequest, name: str):
@@ -83,38 +78,21 @@ def get_entry(request, name: str):
 
 @router.put("/entries/{path:name}", response=EntryOut)
 def write_entry(request, name: str, payload: EntryWrite):
-    """Write: replace the content of a Note (409 for an Archive)."""
+    """Write: replace an entry's content; the old content is kept in its change log."""
     entry = services.entry_write(agent=request.auth, ref=name, content=payload.content)
     return _fresh(request, entry.name)
 
 
 @router.patch("/entries/{path:name}", response=EntryOut)
 def rename_entry(request, name: str, payload: EntryRename):
-    """Rename: 409 if the new name is any name or alias."""
+    """Rename: 409 if the new name is any name or alias; an archive keeps its old name as an
+    alias, so compact markers still resolve."""
     entry = services.entry_rename(agent=request.auth, ref=name, new_name=payload.name)
     return _fresh(request, entry.name)
 
 
 @router.delete("/entries/{path:name}", response={204: None})
 def remove_entry(request, name: str):
-    """Remove: delete a Note with all its aliases (409 for an Archive)."""
+    """Remove: delete an entry with all its aliases; its content stays in its change log."""
     services.entry_remove(agent=request.auth, ref=name)
     return Status(204, None)
-
-
-@router.get("/workspace/export")
-def export_workspace(request):
-    """The workspace folder (entries as files, seeds 001/004) as a deterministic .tar.gz."""
-    data = workspace.workspace_export(agent=request.auth)
-    response = HttpResponse(data, content_type="application/gzip")
-    response["Content-Disposition"] = f'attachment; filename="{request.auth.slug}-workspace.tar.gz"'
-    return response
-
-
-@router.post("/workspace/import", response={201: ImportOut})
-def import_workspace(request, query: Query[ImportQuery]):
-    """Load an exported archive (the raw request body); 409 on existing names unless force."""
-    result = workspace.workspace_import(agent=request.auth, data=request.body, force=query.force)
-    return Status(
-        201, {"created": result.created, "overwritten": result.overwritten, "names": result.names}
-    )

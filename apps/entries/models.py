@@ -61,3 +61,38 @@ class EntryAlias(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} -> {self.entry_id}"
+
+
+class Action(models.TextChoices):
+    ADD = "add"
+    WRITE = "write"
+    RENAME = "rename"
+    ALIAS = "alias"
+    REMOVE = "remove"
+    IMPORT = "import"
+
+
+class EntryChange(models.Model):
+    """One change of an entry and who made it. A write or a removal keeps the content the
+    entry had before (its earlier version), so neither loses anything; the row outlives the
+    entry. Daily-log appends are not recorded: the log is its own history."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    entry = models.ForeignKey(
+        Entry, on_delete=models.SET_NULL, null=True, blank=True, related_name="changes"
+    )
+    entry_name = models.CharField(max_length=255)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    action = models.CharField(max_length=16, choices=Action.choices)
+    previous_content = models.TextField(blank=True, default="")
+    detail = models.CharField(max_length=500, blank=True, default="")
+    # "agent" (API key), "admin:<username>", "consolidation", "flush", "compaction", ...
+    changed_by = models.CharField(max_length=150)
+    changed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["entry", "id"], name="entry_change_entry")]
+
+    def __str__(self) -> str:
+        return f"{self.entry_name} {self.action} by {self.changed_by}"

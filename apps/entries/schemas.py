@@ -76,9 +76,3 @@ class EntryHitOut(Schema):
 
 class EntrySearchOut(Schema):
     items: list[EntryHitOut]
-
-
-class ImportOut(Schema):
-    created: int
-    overwritten: int
-    names: list[str]

@@ -1,7 +1,9 @@
 """The one write path for entries (seed 003): Add, Rename, Alias, Write, Remove.
 
 Every write takes a per-agent lock (the agent row) so the cross-table rule "an alias never
-equals any name or alias" holds under concurrency on both backends.
+equals any name or alias" holds under concurrency on both backends, and records who made it
+(`changed_by`) as an EntryChange. Archives are written by compaction; seed 003 permits the
+other operations on them, so they are allowed and recorded like any other.
 """
 
 from dataclasses import dataclass
@@ -15,7 +17,7 @@ from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.core.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
 from apps.entries import names
-from apps.entries.models import Entry, EntryAlias, Kind
+from apps.entries.models import Action, Entry, EntryAlias, EntryChange, Kind
 from apps.providers.tokens import count_tokens
 
 
@@ -29,12 +31,17 @@ def _check_name(name: object, *, loc: list[str | int]) -> str:
     return names.validate_name(name, loc=loc)
 
 
-def _check_content(agent: Agent, content: object, *, loc: list[str | int]) -> str:
+def _check_text(content: object, *, loc: list[str | int]) -> str:
     if not isinstance(content, str):
         raise InvalidInput("content must be a string", loc=loc)
     if "\x00" in content:
         # PostgreSQL text cannot hold NUL, so neither backend accepts it.
         raise InvalidInput("content must not contain NUL characters", loc=loc)
+    return content
+
+
+def _check_content(agent: Agent, content: object, *, loc: list[str | int]) -> str:
+    content = _check_text(content, loc=loc)
     size = len(content.encode("utf-8"))
     limit = agent.config.max_content_bytes
     if size > limit:
@@ -69,6 +76,22 @@ def _path_free(agent: Agent, name: str, *, loc: list[str | int], exclude: int | 
     clash = qs.values_list("name", flat=True).first()
     if clash is not None:
         raise Conflict(f"the name '{name}' clashes with the path of entry '{clash}'", loc=loc)
+
+
+def entry_change_record(
+    entry: Entry, action: str, changed_by: str, *, previous: str = "", detail: str = ""
+) -> EntryChange:
+    """Log a change of `entry` (called inside the write's transaction)."""
+    return EntryChange.objects.create(
+        agent_id=entry.agent_id,
+        entry=entry if entry.pk else None,
+        entry_name=entry.name,
+        kind=entry.kind,
+        action=action,
+        previous_content=previous,
+        detail=detail[:500],
+        changed_by=changed_by[:150],
+    )
 
 
 def _flag_memory(agent: Agent, entry: Entry) -> None:
@@ -109,12 +132,25 @@ def entry_add(
     content: str,
     kind: str = Kind.NOTE,
     created_at: datetime | None = None,
+    changed_by: str = "agent",
 ) -> Entry:
     """Add: create an entry; Conflict if the name is a name or alias already."""
     name = _check_name(name, loc=["body", "name"])
     content = _check_content(agent, content, loc=["body", "content"])
     if kind not in Kind.values:
         raise InvalidInput(f"unknown kind '{kind}'", loc=["body", "kind"])
+    return _insert(agent, name, content, kind, created_at, changed_by)
+
+
+def _insert(
+    agent: Agent,
+    name: str,
+    content: str,
+    kind: str,
+    created_at: datetime | None,
+    changed_by: str,
+    detail: str = "",
+) -> Entry:
     lock_agent(agent)
     _name_taken(agent, name, loc=["body", "name"])
     _path_free(agent, name, loc=["body", "name"])
@@ -122,60 +158,115 @@ def entry_add(
     entry = Entry(agent=agent, name=name, kind=kind, created_at=created_at or now, updated_at=now)
     entry_set_content(entry=entry, agent=agent, content=content)
     entry.save()
+    entry_change_record(entry, Action.ADD, changed_by, detail=detail)
     return entry
 
 
 @transaction.atomic
-def entry_rename(*, agent: Agent, ref: str, new_name: str) -> Entry:
-    """Rename: change the canonical name; refused if the new name is any name or alias."""
+def entry_archive_add(
+    *, agent: Agent, name: str, content: str, changed_by: str, detail: str = ""
+) -> Entry:
+    """Add an Archive entry (seed 003) for compaction or a reset. No size limit: an archive
+    may hold a whole conversation, and what it keeps must not be refused."""
+    name = _check_name(name, loc=["name"])
+    content = _check_text(content, loc=["content"])
+    return _insert(agent, name, content, Kind.ARCHIVE, None, changed_by, detail)
+
+
+def archive_name_free(*, agent: Agent, prefix: str) -> str:
+    """The first `<prefix>/<n>` (n = 1, 2, ...) that is neither a name nor an alias."""
+    taken = set(
+        Entry.objects.filter(agent=agent, name__startswith=prefix + "/").values_list(
+            "name", flat=True
+        )
+    ) | set(
+        EntryAlias.objects.filter(agent=agent, name__startswith=prefix + "/").values_list(
+            "name", flat=True
+        )
+    )
+    n = 1
+    while f"{prefix}/{n}" in taken:
+        n += 1
+    return f"{prefix}/{n}"
+
+
+@transaction.atomic
+def entry_rename(*, agent: Agent, ref: str, new_name: str, changed_by: str = "agent") -> Entry:
+    """Rename: change the canonical name; refused if the new name is any name or alias.
+    An archive keeps its old name as an alias, so compact markers still resolve."""
     new_name = _check_name(new_name, loc=["body", "name"])
     lock_agent(agent)
     entry = _resolve_locked(agent, ref)
-    if entry.kind == Kind.ARCHIVE:
-        # Compact markers refer to archives by name; an alias is the way to add a name.
-        raise Conflict("archive entries cannot be renamed; add an alias instead")
     if new_name == entry.name:
         return entry
     _name_taken(agent, new_name, loc=["body", "name"])
     _path_free(agent, new_name, loc=["body", "name"], exclude=entry.pk)
+    old_name = entry.name
     entry.name = new_name
     entry.updated_at = timezone.now()
     _flag_memory(agent, entry)
     entry.save(update_fields=["name", "updated_at", "needs_compression"])
+    if entry.kind == Kind.ARCHIVE:
+        EntryAlias.objects.create(agent=agent, entry=entry, name=old_name)
+    entry_change_record(entry, Action.RENAME, changed_by, detail=f"renamed from {old_name}")
     return entry
 
 
 @transaction.atomic
-def entry_alias(*, agent: Agent, ref: str, alias: str) -> EntryAlias:
+def entry_alias(*, agent: Agent, ref: str, alias: str, changed_by: str = "agent") -> EntryAlias:
     """Alias: bind another name to an entry; it may not equal any name or alias."""
     alias = _check_name(alias, loc=["body", "alias"])
     lock_agent(agent)
     entry = _resolve_locked(agent, ref)
     _name_taken(agent, alias, loc=["body", "alias"])
-    return EntryAlias.objects.create(agent=agent, entry=entry, name=alias)
+    created = EntryAlias.objects.create(agent=agent, entry=entry, name=alias)
+    entry_change_record(entry, Action.ALIAS, changed_by, detail=f"alias {alias}")
+    return created
 
 
 @transaction.atomic
-def entry_write(*, agent: Agent, ref: str, content: str) -> Entry:
-    """Write: replace a Note's content; archives are written only by compaction."""
+def entry_write(
+    *, agent: Agent, ref: str, content: str, changed_by: str = "agent", reason: str = ""
+) -> Entry:
+    """Write: replace an entry's content, keeping the new content as a version."""
     content = _check_content(agent, content, loc=["body", "content"])
     lock_agent(agent)
     entry = _resolve_locked(agent, ref)
-    if entry.kind == Kind.ARCHIVE:
-        raise Conflict("archive entries are not rewritten after creation")
+    _rewrite(agent, entry, content, changed_by, reason)
+    return entry
+
+
+def _rewrite(agent: Agent, entry: Entry, content: str, changed_by: str, reason: str) -> None:
+    previous = entry.content
     entry_set_content(entry=entry, agent=agent, content=content)
     entry.updated_at = timezone.now()
     entry.save(update_fields=["content", "token_count", "updated_at", "needs_compression"])
+    entry_change_record(entry, Action.WRITE, changed_by, previous=previous, detail=reason)
+
+
+@transaction.atomic
+def entry_put(*, agent: Agent, name: str, content: str, changed_by: str, reason: str = "") -> Entry:
+    """Create or replace a Note by name, atomically, with a version (MEMORY.md's writer).
+    No size limit: the content is what consolidation made of memory, and must be kept."""
+    name = _check_name(name, loc=["name"])
+    content = _check_text(content, loc=["content"])
+    lock_agent(agent)
+    entry = Entry.objects.filter(agent=agent, name=name).first()
+    if entry is None:
+        return _insert(agent, name, content, Kind.NOTE, None, changed_by, reason)
+    if entry.content != content:
+        _rewrite(agent, entry, content, changed_by, reason)
     return entry
 
 
 @transaction.atomic
-def entry_remove(*, agent: Agent, ref: str) -> None:
-    """Remove: delete a Note and all its aliases; archives are kept."""
+def entry_remove(*, agent: Agent, ref: str, changed_by: str = "agent") -> None:
+    """Remove: delete an entry and all its aliases; its last content stays in the change log."""
     lock_agent(agent)
     entry = _resolve_locked(agent, ref)
-    if entry.kind == Kind.ARCHIVE:
-        raise Conflict("archive entries cannot be removed")
+    aliases = list(EntryAlias.objects.filter(entry=entry).values_list("name", flat=True))
+    detail = f"aliases: {', '.join(aliases)}" if aliases else ""
+    entry_change_record(entry, Action.REMOVE, changed_by, previous=entry.content, detail=detail)
     EntryAlias.objects.filter(entry=entry).delete()
     entry.delete()
 
@@ -197,7 +288,7 @@ def entry_append(*, agent: Agent, name: str, text: str, header: str = "") -> Ent
         entry = Entry(agent=agent, name=name, created_at=now)
         entry_set_content(entry=entry, agent=agent, content=header)
     if entry.kind == Kind.ARCHIVE:
-        raise Conflict("archive entries are not rewritten after creation")
+        raise Conflict(f"'{name}' is an archive; daily logs append to notes")
     entry_set_content(
         entry=entry,
         agent=agent,

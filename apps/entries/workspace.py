@@ -6,6 +6,10 @@ The archive is a gzip'd tar. Each entry is a file at its name (`MEMORY.md`,
 carries no timestamp, so exporting an imported archive reproduces it byte for byte.
 Import reads members in memory only (nothing touches the disk), refuses links, devices and
 unsafe paths, and overwrites existing entries only with `force`.
+
+Generated files (seed 004's memory/HISTORY*.md, rendered by apps.lifecycle) travel in the
+archive too, listed under "generated" in the manifest; import hands them back to the caller
+instead of making entries of them.
 """
 
 import gzip
@@ -22,9 +26,9 @@ from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.core.errors import Conflict, InvalidInput, PayloadTooLarge
 from apps.entries import names
-from apps.entries.models import Entry, EntryAlias, Kind
+from apps.entries.models import Action, Entry, EntryAlias, Kind
 from apps.entries.selectors import entries_all
-from apps.entries.services import entry_set_content
+from apps.entries.services import entry_change_record, entry_set_content
 from apps.providers.tokens import count_tokens_batch
 
 FORMAT = "memoryhub-workspace"
@@ -39,6 +43,7 @@ class ImportResult:
     created: int
     overwritten: int
     names: list[str]
+    generated: dict[str, str]  # generated files found in the archive, for their owner
 
 
 def _file(tar: tarfile.TarFile, path: str, data: bytes) -> None:
@@ -61,12 +66,15 @@ def _dir(tar: tarfile.TarFile, path: str) -> None:
     tar.addfile(info)
 
 
-def workspace_export(*, agent: Agent) -> bytes:
-    """The agent's entries as a .tar.gz of the workspace folder (deterministic bytes)."""
+def workspace_export(*, agent: Agent, generated: dict[str, str] | None = None) -> bytes:
+    """The agent's entries, plus `generated` files (name -> text), as a .tar.gz of the
+    workspace folder (deterministic bytes)."""
     entries = entries_all(agent=agent)
+    generated = dict(sorted((generated or {}).items()))
     manifest = {
         "format": FORMAT,
         "version": VERSION,
+        "generated": list(generated),
         "entries": [
             {
                 "name": e.name,
@@ -78,6 +86,7 @@ def workspace_export(*, agent: Agent) -> bytes:
         ],
     }
     files = {e.name: e.content.encode("utf-8") for e in entries}
+    files.update({name: text.encode("utf-8") for name, text in generated.items()})
     files[MANIFEST] = (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode()
     folders = sorted({p for path in files for p in names.parent_paths(path)})
     raw = io.BytesIO()
@@ -146,7 +155,8 @@ def _read_archive(data: bytes) -> tuple[dict[str, str], dict | None]:
                 except (UnicodeDecodeError, ValueError) as exc:
                     raise InvalidInput("the manifest is not valid JSON", loc=loc) from exc
                 continue
-            names.validate_name(path, loc=[*loc, member.name])
+            if not names.is_history(path):
+                names.validate_name(path, loc=[*loc, member.name])
             if path in files:
                 raise InvalidInput(f"'{path}' appears twice in the archive", loc=loc)
             try:
@@ -160,6 +170,17 @@ def _read_archive(data: bytes) -> tuple[dict[str, str], dict | None]:
             if parent in files:
                 raise InvalidInput(f"'{parent}' is both a file and a folder", loc=loc)
     return files, manifest
+
+
+def _split_generated(files: dict[str, str], manifest: dict | None) -> dict[str, str]:
+    """Remove the generated files from `files` and return them."""
+    listed = manifest.get("generated") if isinstance(manifest, dict) else None
+    if listed is not None and (
+        not isinstance(listed, list) or not all(isinstance(n, str) for n in listed)
+    ):
+        raise InvalidInput("the manifest's 'generated' is not a list of names", loc=["body"])
+    wanted = {n for n in files if names.is_history(n)} | set(listed or ())
+    return {n: files.pop(n) for n in sorted(wanted) if n in files}
 
 
 def _items(files: dict[str, str], manifest: dict | None) -> list[_Item]:
@@ -207,9 +228,13 @@ def _items(files: dict[str, str], manifest: dict | None) -> list[_Item]:
 
 
 @transaction.atomic
-def workspace_import(*, agent: Agent, data: bytes, force: bool = False) -> ImportResult:
-    """Load an exported workspace; Conflict if any name exists and `force` is not set."""
+def workspace_import(
+    *, agent: Agent, data: bytes, force: bool = False, changed_by: str = "agent"
+) -> ImportResult:
+    """Load an exported workspace; Conflict if any name exists and `force` is not set.
+    Generated files come back in the result, for the app that renders them."""
     files, manifest = _read_archive(data)
+    generated = _split_generated(files, manifest)
     items = _items(files, manifest)
     lock_agent(agent)
     incoming = {i.name for i in items}
@@ -243,10 +268,12 @@ def workspace_import(*, agent: Agent, data: bytes, force: bool = False) -> Impor
     counts = count_tokens_batch([item.content for item in items])
     for item, tokens in zip(items, counts, strict=True):
         entry = existing.get(item.name)
+        previous = ""
         if entry is None:
             entry = Entry(agent=agent, name=item.name)
         else:
             overwritten += 1
+            previous = entry.content
         entry_set_content(entry=entry, agent=agent, content=item.content, token_count=tokens)
         entry.kind = item.kind
         entry.created_at = item.created_at or now
@@ -255,6 +282,10 @@ def workspace_import(*, agent: Agent, data: bytes, force: bool = False) -> Impor
         EntryAlias.objects.bulk_create(
             [EntryAlias(agent=agent, entry=entry, name=a) for a in item.aliases]
         )
+        entry_change_record(entry, Action.IMPORT, changed_by, previous=previous)
     return ImportResult(
-        created=len(items) - overwritten, overwritten=overwritten, names=[i.name for i in items]
+        created=len(items) - overwritten,
+        overwritten=overwritten,
+        names=[i.name for i in items],
+        generated=generated,
     )

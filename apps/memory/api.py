@@ -1,14 +1,22 @@
-"""Seed 001's memory tools as JSON endpoints, and seed 002's get_context."""
+"""The agent-facing composition endpoints: appends (with their lifecycle triggers), seed
+001's memory tools, seed 002's get_context with seed 001's context manager, and the
+workspace archive."""
 
-from ninja import Router
+from django.conf import settings
+from django.http import HttpResponse
+from ninja import Query, Router, Schema, Status
 
-from apps.conversations.selectors import session_get
+from apps.conversations.schemas import MessagePage, MessageQuery
+from apps.conversations.selectors import messages_page, session_get
+from apps.conversations.services import NewMessage
 from apps.facts.schemas import save_out
 from apps.memory import selectors, services
-from apps.memory.context import Context, get_context
 from apps.memory.schemas import (
+    AppendOut,
     ContextIn,
     ContextOut,
+    ImportOut,
+    MessagesIn,
     RecallIn,
     RecallOut,
     SaveIn,
@@ -18,6 +26,66 @@ from apps.memory.schemas import (
 )
 
 router = Router(tags=["memory"])
+sessions_router = Router(tags=["sessions"])
+
+
+class ImportQuery(Schema):
+    force: bool = False
+
+
+# Both methods of /sessions/{id}/messages live on one router: Django resolves a path to the
+# first router that declares it.
+@sessions_router.get("/sessions/{session_id}/messages", response=MessagePage)
+def list_messages(request, session_id: str, query: Query[MessageQuery]):
+    """Every message of the session (compaction deletes none), filtered and paginated."""
+    session = session_get(agent=request.auth, ref=session_id)
+    page = messages_page(
+        session=session,
+        after=query.after,
+        before=query.before,
+        roles=query.role,
+        cursor=query.cursor,
+        limit=query.limit,
+        descending=query.order == "desc",
+    )
+    return {"items": page.items, "next_cursor": page.next_cursor}
+
+
+@sessions_router.post("/sessions/{session_id}/messages", response={201: AppendOut})
+def append_messages(request, session_id: str, payload: MessagesIn):
+    """Append one or many messages atomically: all are stored, or none. `lifecycle` names
+    what the append set off in the background (summary, consolidate, compact)."""
+    session = session_get(agent=request.auth, ref=session_id)
+    done = services.messages_append_turn(
+        session=session,
+        messages=[
+            NewMessage(
+                role=m.role,
+                content=m.content,
+                name=m.name,
+                tool_call_id=m.tool_call_id,
+                tool_name=m.tool_name,
+                tool_calls=m.tool_calls,
+                created_at=m.created_at,
+                importance=m.importance,
+                metadata=m.metadata,
+                idempotency_key=m.idempotency_key,
+            )
+            for m in payload.messages
+        ],
+        max_batch=settings.MEMORYHUB_MAX_BATCH_MESSAGES,
+    )
+    result = done.result
+    return Status(
+        201,
+        {
+            "created": result.created,
+            "deduplicated": result.deduplicated,
+            "messages": result.messages,
+            "lifecycle": done.lifecycle,
+        },
+    )
+
 
 COUNTER_NAME = "all-MiniLM-L6-v2 WordPiece (offline)"
 
@@ -87,8 +155,9 @@ def _message_out(c) -> dict:
     }
 
 
-def context_out(ctx: Context) -> dict:
-    """A Context as the ContextOut body."""
+def context_out(turn: services.ContextTurn) -> dict:
+    """A ContextTurn as the ContextOut body."""
+    ctx = turn.context
     request = ctx.request
     system_parts = [p for p in ctx.parts if p.kind != "fact"]
     fact_parts = [p for p in ctx.parts if p.kind == "fact"]
@@ -118,6 +187,11 @@ def context_out(ctx: Context) -> dict:
             "compact_ratio": request.config.compact_ratio,
             "flush_recommended": ctx.flush_recommended,
             "compact_required": ctx.compact_required,
+            "context_window_tokens": request.config.context_window_tokens,
+            "usage_ratio": turn.usage_ratio,
+            "action": turn.action,
+            "action_status": turn.status,
+            "runs": turn.runs,
         },
         "dropped": ctx.dropped,
         "warnings": ctx.warnings,
@@ -129,7 +203,38 @@ def context_out(ctx: Context) -> dict:
 def context(request, payload: ContextIn):
     """get_context: system part, tri-hybrid messages and token figures within a budget."""
     session = session_get(agent=request.auth, ref=payload.session_id)
-    ctx = get_context(
-        agent=request.auth, session=session, query=payload.query, max_tokens=payload.max_tokens
+    turn = services.context_turn(
+        agent=request.auth,
+        session=session,
+        query=payload.query,
+        max_tokens=payload.max_tokens,
+        lifecycle=payload.lifecycle,
     )
-    return context_out(ctx)
+    return context_out(turn)
+
+
+@router.get("/workspace/export")
+def export_workspace(request):
+    """The workspace folder (entries as files, seeds 001/004, with the generated HISTORY
+    files) as a deterministic .tar.gz."""
+    data = services.workspace_archive(agent=request.auth)
+    response = HttpResponse(data, content_type="application/gzip")
+    response["Content-Disposition"] = f'attachment; filename="{request.auth.slug}-workspace.tar.gz"'
+    return response
+
+
+@router.post("/workspace/import", response={201: ImportOut})
+def import_workspace(request, query: Query[ImportQuery]):
+    """Load an exported archive (the raw request body); 409 on existing names unless force.
+    History files become history entries again (an entry already present is not doubled)."""
+    loaded = services.workspace_load(agent=request.auth, data=request.body, force=query.force)
+    result = loaded.entries
+    return Status(
+        201,
+        {
+            "created": result.created,
+            "overwritten": result.overwritten,
+            "names": result.names,
+            "history_entries": loaded.history_entries,
+        },
+    )

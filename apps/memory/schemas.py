@@ -2,11 +2,34 @@
 
 import uuid
 from datetime import datetime
+from typing import Literal
 
 from ninja import Schema
 from pydantic import Field
 
+from apps.conversations.schemas import MessageIn, MessageOut
 from apps.facts.schemas import FactOut
+from apps.lifecycle.schemas import RunOut
+
+
+class MessagesIn(Schema):
+    messages: list[MessageIn] = Field(..., min_length=1)
+
+
+class AppendOut(Schema):
+    created: int
+    deduplicated: int
+    messages: list[MessageOut]
+    lifecycle: list[str] = Field(
+        description="What the append set off in the background: summary, consolidate, compact."
+    )
+
+
+class ImportOut(Schema):
+    created: int
+    overwritten: int
+    names: list[str]
+    history_entries: int
 
 
 class SaveIn(Schema):
@@ -67,6 +90,11 @@ class ContextIn(Schema):
     session_id: str = Field(..., max_length=200)
     query: str | None = Field(None, max_length=16000)
     max_tokens: int | None = Field(None, ge=1, le=10_000_000)
+    lifecycle: Literal["background", "wait", "off"] = Field(
+        "background",
+        description="At flush_ratio or compact_ratio usage: act in the background, act now "
+        "and return the re-assembled context (wait), or only report (off).",
+    )
 
 
 class PartOut(Schema):
@@ -121,6 +149,11 @@ class UsageOut(Schema):
     compact_ratio: float
     flush_recommended: bool
     compact_required: bool
+    context_window_tokens: int
+    usage_ratio: float
+    action: Literal["none", "flush", "compact"]
+    action_status: Literal["none", "queued", "already_queued", "done", "off"]
+    runs: list[RunOut]
 
 
 class DroppedOut(Schema):

@@ -1,15 +1,29 @@
-"""Seed 001's memory tools: memory_save (structured store + daily log), memory_recall."""
+"""The agent-facing composition: seed 001's memory tools, appends with their lifecycle
+triggers, get_context with seed 001's context manager, and the workspace archive."""
 
+import time
 from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
 
 from apps.agents.models import Agent
+from apps.conversations.models import Session
 from apps.conversations.selectors import session_get
+from apps.conversations.services import AppendResult, NewMessage, messages_append
 from apps.entries import names
 from apps.entries.services import entry_append
+from apps.entries.workspace import ImportResult, workspace_export, workspace_import
 from apps.facts.services import RecallResult, SaveResult, fact_prepare, fact_write, facts_recall
+from apps.lifecycle.models import Run, Trigger
+from apps.lifecycle.services import (
+    history_files,
+    history_import,
+    session_flush,
+    session_write_then_compact,
+)
+from apps.lifecycle.triggers import after_append, context_enqueue
+from apps.memory.context import Context, get_context
 
 
 @dataclass(frozen=True)
@@ -65,3 +79,74 @@ def memory_recall(
 ) -> RecallResult:
     """Semantic recall over facts with seed 001's 3-tier fallback; recalled facts reinforced."""
     return facts_recall(agent=agent, query=query, category=category, k=k)
+
+
+@dataclass(frozen=True)
+class ContextTurn:
+    """get_context with seed 001's context manager: the context, and what was done about
+    its usage (`action`: none, flush or compact; `status`: none, queued, already_queued,
+    done or off)."""
+
+    context: Context
+    usage_ratio: float
+    action: str
+    status: str
+    runs: list[Run]
+
+
+def context_turn(
+    *, agent: Agent, session: Session, query: str | None, max_tokens: int | None, lifecycle: str
+) -> ContextTurn:
+    """Assemble the context; at flush_ratio flush facts, at compact_ratio write-then-compact:
+    in the background (default), now and re-assemble ("wait"), or not at all ("off")."""
+    ctx = get_context(agent=agent, session=session, query=query, max_tokens=max_tokens)
+    ratio, action = ctx.usage_ratio, ctx.action
+    if action == "none" or lifecycle == "off":
+        return ContextTurn(ctx, ratio, action, "none" if action == "none" else "off", [])
+    if lifecycle == "background":
+        queued = context_enqueue(session=session, action=action)
+        return ContextTurn(ctx, ratio, action, "queued" if queued else "already_queued", [])
+    deadline = time.monotonic() + agent.config.consolidation_timeout_seconds
+    if action == "compact":
+        runs = session_write_then_compact(
+            session=session, trigger=Trigger.CONTEXT, deadline=deadline
+        )
+    else:
+        runs = session_flush(session=session, trigger=Trigger.CONTEXT, deadline=deadline)
+    ctx = get_context(agent=agent, session=session, query=query, max_tokens=max_tokens)
+    return ContextTurn(ctx, ratio, action, "done", runs)
+
+
+@dataclass(frozen=True)
+class Appended:
+    result: AppendResult
+    lifecycle: list[str]  # what the append set off: summary, consolidate, compact
+
+
+def messages_append_turn(
+    *, session: Session, messages: list[NewMessage], max_batch: int
+) -> Appended:
+    """Append, then enqueue what the session now needs (after commit, debounced)."""
+    result = messages_append(session=session, messages=messages, max_batch=max_batch)
+    due = after_append(session=session) if result.created else []
+    return Appended(result=result, lifecycle=due)
+
+
+def workspace_archive(*, agent: Agent) -> bytes:
+    """The workspace .tar.gz: entries, with seed 004's history files generated."""
+    return workspace_export(agent=agent, generated=history_files(agent=agent))
+
+
+@dataclass(frozen=True)
+class WorkspaceLoaded:
+    entries: ImportResult
+    history_entries: int
+
+
+def workspace_load(*, agent: Agent, data: bytes, force: bool) -> WorkspaceLoaded:
+    """Import a workspace .tar.gz: entries, and history entries from the history files; all
+    or nothing."""
+    with transaction.atomic():
+        result = workspace_import(agent=agent, data=data, force=force)
+        history = history_import(agent=agent, files=result.generated)
+    return WorkspaceLoaded(entries=result, history_entries=history)

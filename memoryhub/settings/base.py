@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "apps.search",
     "apps.facts",
     "apps.entries",
+    "apps.lifecycle",
     "apps.memory",
 ]
 
@@ -180,6 +181,26 @@ CELERY_BEAT_SCHEDULE: dict = {
         "schedule": 3600.0,
         "options": {"expires": 3500},
     },
+    # Every 10 minutes: rolling summaries of recently active sessions whose messages left
+    # the window without the append trigger firing (seed 000's cron tick).
+    "summarize-due": {
+        "task": "lifecycle.summarize_due",
+        "schedule": 600.0,
+        "options": {"expires": 590},
+    },
+    # Every 15 minutes: consolidate each agent whose consolidation_interval_hours (6 by
+    # default, seed 002) has passed since its last beat consolidation.
+    "consolidate-due": {
+        "task": "lifecycle.consolidate_due",
+        "schedule": 900.0,
+        "options": {"expires": 890},
+    },
+    # Every 10 minutes: compact sessions over their agent's max_history_bytes (seed 000).
+    "compact-due": {
+        "task": "lifecycle.compact_due",
+        "schedule": 600.0,
+        "options": {"expires": 590},
+    },
     # Hourly: SQLite planner statistics (PRAGMA optimize); a no-op on PostgreSQL.
     "optimize-database": {
         "task": "core.optimize_database",
@@ -221,6 +242,13 @@ MEMORYHUB_HEALTH_CHECKS = [
     "apps.providers.health.providers_report",
     "apps.search.health.backlog_report",
 ]
+# The lifecycle (apps/lifecycle): how long an automatic trigger waits before it may enqueue
+# the same session's task again, and how long a lease outlives the LLM call it covers (a
+# worker that dies mid-call frees it after that).
+MEMORYHUB_LIFECYCLE_DEBOUNCE_SECONDS = env.int("MEMORYHUB_LIFECYCLE_DEBOUNCE_SECONDS", default=30)
+MEMORYHUB_LIFECYCLE_LEASE_MARGIN_SECONDS = env.float(
+    "MEMORYHUB_LIFECYCLE_LEASE_MARGIN_SECONDS", default=30.0
+)
 # Search: the longest query accepted, in bytes.
 MEMORYHUB_SEARCH_MAX_QUERY_BYTES = env.int("MEMORYHUB_SEARCH_MAX_QUERY_BYTES", default=4096)
 

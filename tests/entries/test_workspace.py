@@ -138,7 +138,9 @@ def test_import_never_overwrites_without_force(api, agent):
         "1 name(s) already exist, e.g. 'MEMORY.md'; import with force to overwrite"
     )
     assert forced.status_code == 201
-    assert forced.json() == {"created": 1, "overwritten": 1, "names": ["MEMORY.md", "new.md"]}
+    assert forced.json() == {
+        "created": 1, "overwritten": 1, "names": ["MEMORY.md", "new.md"], "history_entries": 0
+    }  # fmt: skip
     assert Entry.objects.get(agent=agent, name="MEMORY.md").content == "from archive"
 
 
@@ -208,7 +210,7 @@ def test_workspace_endpoints_are_per_agent(api, other_api, agent):
     assert members(theirs.content) == {
         ".memoryhub": None,
         ".memoryhub/manifest.json": b'{\n  "format": "memoryhub-workspace",\n  "version": 1,\n'
-        b'  "entries": []\n}\n',
+        b'  "generated": [],\n  "entries": []\n}\n',
     }
     imported = post_archive(other_api, api.get("/workspace/export").content)
     assert imported.status_code == 201

@@ -40,6 +40,11 @@ def test_empty_memory_gives_an_empty_valid_context(api, session):
             "compact_ratio": 0.7,
             "flush_recommended": False,
             "compact_required": False,
+            "context_window_tokens": 128000,
+            "usage_ratio": 0.0,
+            "action": "none",
+            "action_status": "none",
+            "runs": [],
         },
         "dropped": [],
         "warnings": [],
@@ -142,26 +147,36 @@ def test_a_newest_message_over_the_whole_budget_is_truncated_not_dropped(api, se
 
 
 @pytest.mark.parametrize(
-    ("max_tokens", "flush", "compact"), [(200, False, False), (150, True, False), (140, True, True)]
+    ("window", "flush", "compact", "action"),
+    [(200, False, False, "none"), (150, True, False, "flush"), (140, True, True, "compact")],
 )
-def test_usage_against_the_60_and_70_percent_thresholds(api, session, max_tokens, flush, compact):
+def test_usage_against_the_model_window_and_the_60_and_70_percent_thresholds(
+    api, agent, session, window, flush, compact, action
+):
+    agent.settings = {"context_window_tokens": window}
+    agent.save()
     append(api, session, ["word " * 100])  # 100 tokens
 
-    usage = context(api, session, max_tokens=max_tokens).json()["usage"]
+    usage = context(api, session, max_tokens=1000, lifecycle="off").json()["usage"]
 
-    assert (usage["required_tokens"], usage["ratio"]) == (100, 100 / max_tokens)
+    assert (usage["required_tokens"], usage["ratio"]) == (100, 0.1)
+    assert (usage["context_window_tokens"], usage["usage_ratio"]) == (window, 100 / window)
     assert (usage["flush_recommended"], usage["compact_required"]) == (flush, compact)
+    assert (usage["action"], usage["action_status"], usage["runs"]) == (
+        action, "none" if action == "none" else "off", []
+    )  # fmt: skip
 
 
 def test_thresholds_are_per_agent_settings(api, agent, session):
-    agent.settings = {"recency_limit": 2, "flush_ratio": 0.1}
+    agent.settings = {"recency_limit": 2, "flush_ratio": 0.1, "context_window_tokens": 10}
     agent.save()
     ids = append(api, session, ["a", "b", "c"])
 
-    body = context(api, session, max_tokens=10).json()
+    body = context(api, session, max_tokens=10, lifecycle="off").json()
 
     assert [m["id"] for m in body["messages"]] == ids[1:]
     assert (body["usage"]["flush_ratio"], body["usage"]["flush_recommended"]) == (0.1, True)
+    assert body["usage"]["usage_ratio"] == 0.2
 
 
 def test_bad_input_and_another_agents_session(api, other_api, session):

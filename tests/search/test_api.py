@@ -91,7 +91,7 @@ def test_keyword_mode_is_archive_bm25_plus_hot_substring_without_duplicates(api,
 
     old = add(session, "deploy the sandbox", "lunch plans", "sandbox deploy failed", start=T0)
     hot = add(session, "the sandbox is back", "deploy went fine", start=T0 + timedelta(days=1))
-    SessionMeta.objects.create(session=session, start_at=T0 + timedelta(days=1))
+    SessionMeta.objects.filter(session=session).update(start_at=T0 + timedelta(days=1))
 
     r = api.post("/search", {"query": "sandbox", "mode": "keyword", "k": 10})
 
@@ -236,6 +236,7 @@ def test_status_counts_pending_failed_embedded(api, other_api, session, embed_no
             "categories": {"vectors": True, **none},
             "entries": {"vectors": False, **none},
             "facts": {"vectors": True, **none},
+            "history": {"vectors": True, **none},
             "messages": {"vectors": True, **messages},
         },
     }  # fmt: skip

@@ -53,9 +53,8 @@ def test_rebuild_restores_emptied_side_tables(agent, indexed):
 
     assert _found(agent) == ([indexed.pk], [indexed.pk])
     # every corpus with side tables; categories have vectors but no index to rebuild
-    assert output.splitlines() == [
-        f"Rebuilt the search index of {name}." for name in ("entries", "facts", "messages")
-    ]
+    names = ("entries", "facts", "history", "messages")
+    assert output.splitlines() == [f"Rebuilt the search index of {name}." for name in names]
 
 
 @pytest.mark.postgres

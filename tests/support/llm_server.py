@@ -13,6 +13,8 @@ Every POST takes the next item of the script. Chat completions with an empty scr
     Embeddings(vectors)           an embeddings answer with these vectors
     Gate(then=None)               hold the answer until the test calls .open(): `.entered`
                                   is set when a request reaches it (ordering, not timing)
+    Reply(fn)                     the item fn(request body) returns: an answer that depends
+                                  on the prompt (a model that echoes, or routes by task)
 
 Use the `llm_server` fixture: `.url` (ending in /v1), `.script(*items)`, `.requests`.
 """
@@ -79,6 +81,12 @@ class Gate:
 
 
 @dataclass(frozen=True)
+class Reply:
+    fn: Callable[[Any], Any]
+    repeat: bool = False  # True: answer every later request too (never consumed)
+
+
+@dataclass(frozen=True)
 class Embeddings:
     vectors: Sequence[Sequence[float]]
 
@@ -92,6 +100,15 @@ class RecordedRequest:
     headers: dict[str, str]
     body: Any
     raw: bytes
+    received_at: float = 0.0  # time.monotonic() when it arrived
+
+
+@dataclass(frozen=True)
+class Answered:
+    """A request and when its answer was sent (time.monotonic())."""
+
+    request: RecordedRequest
+    at: float
 
 
 def _hash_embed(texts: list[str]) -> list[list[float]]:
@@ -105,6 +122,7 @@ class LLMServer:
     url: str = ""
     embed_fn: Callable[[list[str]], list[list[float]]] = _hash_embed
     requests: list[RecordedRequest] = field(default_factory=list)
+    answered: list[Answered] = field(default_factory=list)
     _queue: deque = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _stopping: threading.Event = field(default_factory=threading.Event)
@@ -124,8 +142,17 @@ class LLMServer:
         with self._lock:
             self.requests.append(request)
             if pop and self._queue:
-                return True, self._queue.popleft()
+                item = self._queue[0]
+                if not (isinstance(item, Reply) and item.repeat):
+                    self._queue.popleft()
+                return True, item
             return False, None
+
+    @property
+    def chats(self) -> list[RecordedRequest]:
+        """The chat completion requests received, in order."""
+        with self._lock:
+            return [r for r in self.requests if r.path == "/v1/chat/completions"]
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -145,7 +172,12 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         request = RecordedRequest(
-            method="POST", path=self.path, headers=dict(self.headers.items()), body=body, raw=raw
+            method="POST",
+            path=self.path,
+            headers=dict(self.headers.items()),
+            body=body,
+            raw=raw,
+            received_at=time.monotonic(),
         )
         if self.path not in ("/v1/chat/completions", "/v1/embeddings"):
             self.state._record(request, pop=False)  # a wrong path must not eat the script
@@ -153,9 +185,13 @@ class _Handler(BaseHTTPRequestHandler):
             return
         has_item, item = self.state._record(request, pop=True)
         self._answer(item if has_item else None, body)
+        with self.state._lock:
+            self.state.answered.append(Answered(request, time.monotonic()))
 
     def _answer(self, item: Any, body: Any) -> None:
         chat = self.path == "/v1/chat/completions"
+        if isinstance(item, Reply):
+            item = item.fn(body)
         if isinstance(item, Gate):
             item.entered.set()
             deadline = time.monotonic() + item.timeout

@@ -49,15 +49,28 @@ class Context:
 
     @property
     def ratio(self) -> float:
+        """What this turn needs, against the request's budget."""
         return self.required_tokens / self.request.max_tokens
 
     @property
+    def usage_ratio(self) -> float:
+        """Seed 001's context usage: what this turn needs, against the model's window."""
+        return self.required_tokens / self.request.config.context_window_tokens
+
+    @property
     def flush_recommended(self) -> bool:
-        return self.ratio >= self.request.config.flush_ratio
+        return self.usage_ratio >= self.request.config.flush_ratio
 
     @property
     def compact_required(self) -> bool:
-        return self.ratio >= self.request.config.compact_ratio
+        return self.usage_ratio >= self.request.config.compact_ratio
+
+    @property
+    def action(self) -> str:
+        """What seed 001's context manager does at this usage: none, flush or compact."""
+        if self.compact_required:
+            return "compact"
+        return "flush" if self.flush_recommended else "none"
 
 
 def system_providers() -> list[SystemProvider]:

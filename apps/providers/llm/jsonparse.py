@@ -7,6 +7,7 @@ strings, or stop mid-answer; each tier recovers more of those cases than the one
 import json
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 DEFAULT_FIELDS = ("history_entry", "memory_update")
@@ -90,8 +91,16 @@ def _extract_fields(text: str, fields: Sequence[str]) -> dict[str, Any] | None:
     return found or None
 
 
-def parse_llm_json(text: str, fields: Sequence[str] = DEFAULT_FIELDS) -> dict[str, Any] | None:
-    """The JSON object in an LLM answer, or None when nothing parses.
+@dataclass(frozen=True)
+class Parsed:
+    """What an answer held, and the tier (1, 2 or 3) that read it."""
+
+    value: dict[str, Any]
+    tier: int
+
+
+def parse_llm_json_tiered(text: str, fields: Sequence[str] = DEFAULT_FIELDS) -> Parsed | None:
+    """The JSON object in an LLM answer with the tier that found it, or None.
 
     Tiers: (1) the whole answer, fences stripped; (2) the first balanced {...} block that
     parses; (3) the string (or null) values of `fields`, found one by one.
@@ -101,10 +110,23 @@ def parse_llm_json(text: str, fields: Sequence[str] = DEFAULT_FIELDS) -> dict[st
     stripped = _strip_fences(text)
     parsed = _loads_object(stripped)
     if parsed is not None:
-        return parsed
+        return Parsed(parsed, 1)
     for source in dict.fromkeys((stripped, text)):  # the fenced part first, then all
         for candidate in _balanced_objects(source):
             parsed = _loads_object(candidate)
             if parsed is not None:
-                return parsed
-    return _extract_fields(text, fields)
+                return Parsed(parsed, 2)
+    found = _extract_fields(text, fields)
+    return Parsed(found, 3) if found is not None else None
+
+
+def parse_llm_json(text: str, fields: Sequence[str] = DEFAULT_FIELDS) -> dict[str, Any] | None:
+    """The JSON object in an LLM answer, or None when nothing parses (see the tiered form)."""
+    parsed = parse_llm_json_tiered(text, fields)
+    return parsed.value if parsed is not None else None
+
+
+def extract_all(text: str, field: str) -> list[str]:
+    """Every string value of `field` in `text`, in order: tier 3 for a list of objects."""
+    pattern = re.compile(r'"' + re.escape(field) + r'"\s*:\s*"((?:[^"\\]|\\.)*)"', re.S)
+    return [_unescape(m.group(1)) for m in pattern.finditer(text or "")]

@@ -1,4 +1,4 @@
-"""Write an agent's workspace (entries as files) to a .tar.gz."""
+"""Write an agent's workspace (entries as files, with the HISTORY files) to a .tar.gz."""
 
 import sys
 from pathlib import Path
@@ -6,7 +6,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.agents.models import Agent
-from apps.entries.workspace import workspace_export
+from apps.memory.services import workspace_archive
 
 
 class Command(BaseCommand):
@@ -20,7 +20,7 @@ class Command(BaseCommand):
         found = Agent.objects.filter(slug=agent).first()
         if found is None:
             raise CommandError(f"no agent '{agent}'")
-        data = workspace_export(agent=found)
+        data = workspace_archive(agent=found)
         if output == "-":
             sys.stdout.buffer.write(data)
             return

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from apps.agents.models import Agent
 from apps.core.errors import ApplicationError
-from apps.entries.workspace import workspace_import
+from apps.memory.services import workspace_load
 
 
 class Command(BaseCommand):
@@ -28,10 +28,12 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"cannot read {archive}: {exc}") from exc
         try:
-            result = workspace_import(agent=found, data=data, force=force)
+            loaded = workspace_load(agent=found, data=data, force=force)
         except ApplicationError as exc:
             raise CommandError(exc.message) from exc
+        result = loaded.entries
         self.stdout.write(
             f"imported {len(result.names)} entries "
-            f"({result.created} created, {result.overwritten} overwritten)"
+            f"({result.created} created, {result.overwritten} overwritten) "
+            f"and {loaded.history_entries} history entries"
         )

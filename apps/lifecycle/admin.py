@@ -1,0 +1,83 @@
+from django.contrib import admin
+from django.http import HttpRequest
+
+from apps.lifecycle.models import HistoryEntry, Lease, Run
+from apps.search.admin import embedding_status_filter
+
+
+@admin.register(Run)
+class RunAdmin(admin.ModelAdmin):
+    """The run log: every LLM call and fallback, read-only."""
+
+    list_display = [
+        "created_at",
+        "agent",
+        "session_key",
+        "kind",
+        "trigger",
+        "status",
+        "reason",
+        "parse_tier",
+        "input_tokens",
+        "output_tokens",
+        "latency_ms",
+    ]
+    list_filter = ["kind", "status", "trigger", "parse_tier", "agent__team", "agent"]
+    search_fields = ["session_key", "error", "=id"]
+    date_hierarchy = "created_at"
+    readonly_fields = [f.name for f in Run._meta.concrete_fields] + ["facts"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(HistoryEntry)
+class HistoryEntryAdmin(admin.ModelAdmin):
+    """Seed 004's append-only history: read-only."""
+
+    list_display = ["created_at", "agent", "session_key", "kind", "short_content"]
+    list_filter = ["kind", "agent__team", "agent", embedding_status_filter("history")]
+    search_fields = ["content", "session_key"]
+    date_hierarchy = "created_at"
+    exclude = ["embedding"]
+    readonly_fields = [
+        "agent",
+        "session",
+        "session_key",
+        "created_at",
+        "content",
+        "kind",
+        "run",
+        "first_message_at",
+        "last_message_at",
+        "embedding_model",
+        "embedding_error",
+        "embedding_attempts",
+    ]
+
+    def get_queryset(self, request: HttpRequest):
+        return super().get_queryset(request).defer("embedding")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    @admin.display(description="content")
+    def short_content(self, obj: HistoryEntry) -> str:
+        return obj.content[:100]
+
+
+@admin.register(Lease)
+class LeaseAdmin(admin.ModelAdmin):
+    """Who holds which lifecycle lease; deleting a stuck one frees it."""
+
+    list_display = ["name", "until"]
+    readonly_fields = ["name", "token", "until"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

@@ -1,0 +1,153 @@
+"""The lifecycle's records: every LLM call and fallback (Run), seed 004's history entries,
+and the leases that keep one agent's consolidations in sequence."""
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from apps.agents.models import Agent
+from apps.core.fields import VectorField
+from apps.providers.embeddings import EMBEDDING_DIMENSIONS
+
+
+class RunKind(models.TextChoices):
+    SUMMARY = "summary"
+    CONSOLIDATE = "consolidate"
+    COMPACT = "compact"
+    FLUSH = "flush"
+    EXTRACT = "extract"
+
+
+class Trigger(models.TextChoices):
+    AUTO = "auto"
+    BEAT = "beat"
+    API = "api"
+    RESET = "reset"
+    CONTEXT = "context"
+
+
+class RunStatus(models.TextChoices):
+    OK = "ok"  # the LLM answered and the answer was applied
+    FALLBACK = "fallback"  # an extractive or raw fallback was applied instead; `reason` says why
+    FAILED = "failed"  # the LLM failed and nothing was written
+    TIMEOUT = "timeout"  # the LLM did not answer in time and nothing was written
+    SKIPPED = "skipped"  # nothing to do, or another run got there first
+
+
+# Statuses that wrote something: a run with one of these holds its idempotency key.
+APPLIED = (RunStatus.OK, RunStatus.FALLBACK)
+
+
+class Run(models.Model):
+    """One LLM call or fallback of the memory lifecycle, with what it cost and processed.
+
+    `idempotency_key` hashes (agent, session, kind, message range): a retried task that
+    finds an applied run with its key writes nothing (unique among applied runs).
+    """
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="runs")
+    # By name: lifecycle sits above conversations, and a removed session keeps its runs.
+    session = models.ForeignKey(
+        "conversations.Session", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    session_key = models.CharField(max_length=200, blank=True, default="")
+    kind = models.CharField(max_length=16, choices=RunKind.choices)
+    trigger = models.CharField(max_length=16, choices=Trigger.choices)
+    status = models.CharField(max_length=16, choices=RunStatus.choices)
+    # Machine-readable why: not_configured, timeout, error, unparseable, nothing_to_do, ...
+    reason = models.CharField(max_length=40, blank=True, default="")
+    # Seed 004's JSON parse tier that read the answer (1, 2, 3); None: none did, or no JSON.
+    parse_tier = models.PositiveSmallIntegerField(null=True, blank=True)
+    model = models.CharField(max_length=200, blank=True, default="")
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True, default="")
+    first_message_id = models.UUIDField(null=True, blank=True)
+    last_message_id = models.UUIDField(null=True, blank=True)
+    first_message_at = models.DateTimeField(null=True, blank=True)
+    last_message_at = models.DateTimeField(null=True, blank=True)
+    message_count = models.PositiveIntegerField(default=0)
+    idempotency_key = models.CharField(max_length=64, blank=True, default="")
+    # The model's raw answer (cut to 64 KiB), for review and debugging.
+    output = models.TextField(blank=True, default="")
+    # What the run wrote: archive name, history entry id, fact ids, memory_updated, ...
+    details = models.JSONField(default=dict, blank=True)
+    facts = models.ManyToManyField("facts.Fact", blank=True, related_name="runs")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["agent", "idempotency_key"],
+                condition=Q(status__in=["ok", "fallback"]) & ~Q(idempotency_key=""),
+                name="run_applied_once",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["agent", "-created_at", "-id"], name="run_agent_time"),
+            models.Index(fields=["agent", "kind", "-created_at"], name="run_agent_kind"),
+            models.Index(fields=["session", "-created_at"], name="run_session_time"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.status} ({self.trigger})"
+
+
+class HistoryKind(models.TextChoices):
+    OK = "ok"
+    RAW_FALLBACK = "raw-fallback"
+
+
+class HistoryEntry(models.Model):
+    """One entry of seed 004's append-only history (HISTORY.md, HISTORY-YYYY-MM.md)."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="history")
+    session = models.ForeignKey(
+        "conversations.Session", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    session_key = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    content = models.TextField()
+    kind = models.CharField(max_length=16, choices=HistoryKind.choices, default=HistoryKind.OK)
+    run = models.ForeignKey(
+        Run, on_delete=models.SET_NULL, null=True, blank=True, related_name="history"
+    )
+    first_message_at = models.DateTimeField(null=True, blank=True)
+    last_message_at = models.DateTimeField(null=True, blank=True)
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    embedding_model = models.CharField(max_length=100, blank=True, default="")
+    embedding_error = models.TextField(blank=True, default="")
+    embedding_attempts = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name_plural = "history entries"
+        indexes = [
+            models.Index(fields=["agent", "created_at", "id"], name="history_agent_time"),
+            models.Index(
+                fields=["agent", "id"],
+                condition=Q(embedding__isnull=True),
+                name="history_pending_embedding",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.kind}"
+
+
+class Lease(models.Model):
+    """A named, expiring lock held across an LLM call (which no transaction may span).
+
+    `consolidate:<agent>` keeps one agent's MEMORY.md writers in sequence (seed 004);
+    `summary:<session>` and `compact:<session>` keep one run per session. A holder that
+    dies leaves the lease to expire.
+    """
+
+    name = models.CharField(max_length=100, unique=True)
+    token = models.CharField(max_length=32, blank=True, default="")
+    until = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,0 +1,92 @@
+"""Reads for runs and history, always scoped to one agent."""
+
+import re
+from datetime import UTC, datetime
+
+from apps.agents.models import Agent
+from apps.conversations.models import Session
+from apps.core.errors import InvalidInput, NotFound
+from apps.core.pagination import Page, keyset_paginate
+from apps.entries import names
+from apps.lifecycle.models import HistoryEntry, Run
+from apps.lifecycle.services.history import history_files
+
+_MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
+
+
+def runs_page(
+    *,
+    agent: Agent,
+    kind: str | None = None,
+    status: str | None = None,
+    session: Session | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
+) -> Page[Run]:
+    """The agent's runs, newest first, filtered by kind, status and session."""
+    qs = Run.objects.filter(agent=agent)
+    if kind:
+        qs = qs.filter(kind=kind)
+    if status:
+        qs = qs.filter(status=status)
+    if session is not None:
+        qs = qs.filter(session=session)
+    return keyset_paginate(
+        qs, fields=("created_at", "id"), cursor=cursor, limit=limit, descending=True
+    )
+
+
+def run_get(*, agent: Agent, run_id: int) -> Run:
+    run = Run.objects.filter(agent=agent, pk=run_id).first()
+    if run is None:
+        raise NotFound("run not found", loc=["path", "run_id"])
+    return run
+
+
+def month_range(month: str) -> tuple[datetime, datetime]:
+    """[first instant, first instant of the next month) of `YYYY-MM`, in UTC."""
+    match = _MONTH.match(month)
+    if match is None:
+        raise InvalidInput("month must be YYYY-MM", loc=["query", "month"])
+    year, number = int(match.group(1)), int(match.group(2))
+    start = datetime(year, number, 1, tzinfo=UTC)
+    end = datetime(year + number // 12, number % 12 + 1, 1, tzinfo=UTC)
+    return start, end
+
+
+def history_page(
+    *,
+    agent: Agent,
+    q: str | None = None,
+    month: str | None = None,
+    session: Session | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
+) -> Page[HistoryEntry]:
+    """Seed 004's grep: case-insensitive substring over the agent's history, newest first."""
+    qs = HistoryEntry.objects.filter(agent=agent).defer("embedding")
+    if q:
+        if "\x00" in q:
+            raise InvalidInput("q must not contain NUL characters", loc=["query", "q"])
+        qs = qs.filter(content__icontains=q)
+    if month:
+        start, end = month_range(month)
+        qs = qs.filter(created_at__gte=start, created_at__lt=end)
+    if session is not None:
+        qs = qs.filter(session=session)
+    return keyset_paginate(
+        qs, fields=("created_at", "id"), cursor=cursor, limit=limit, descending=True
+    )
+
+
+def history_document(*, agent: Agent, name: str) -> str:
+    """One rendered history file (memory/HISTORY.md or memory/HISTORY-YYYY-MM.md)."""
+    if not names.is_history(name):
+        raise NotFound(f"'{name}' is not a history file", loc=["path", "name"])
+    month = None if name == names.HISTORY else name.removeprefix("memory/HISTORY-")[:7]
+    if month is not None:
+        month_range(month)  # 422 for a month that does not exist (HISTORY-2026-13.md)
+    files = history_files(agent=agent, month=month)
+    if name not in files:
+        raise NotFound(f"no history in '{name}'", loc=["path", "name"])
+    return files[name]

@@ -1,0 +1,77 @@
+"""Small pieces every lifecycle step shares: deadlines, chunks, skipped runs."""
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db.models import QuerySet
+
+from apps.lifecycle.models import Run, RunStatus, Trigger
+from apps.lifecycle.services.runs import run_record
+
+# Page size when walking a session's messages to cut a chunk.
+PAGE = 500
+# Triggers where someone asked: they get a "skipped" run saying why nothing happened.
+ASKED = (Trigger.API, Trigger.RESET, Trigger.CONTEXT)
+
+
+class Superseded(Exception):
+    """The state a run computed from changed before it could write: roll back, skip."""
+
+
+def remaining(deadline: float | None, cap: float) -> float:
+    """Seconds left before `deadline` (time.monotonic()), at most `cap`."""
+    if deadline is None:
+        return cap
+    return max(min(cap, deadline - time.monotonic()), 0.0)
+
+
+def expired(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() >= deadline
+
+
+def take_chunk(qs: QuerySet, *, budget_tokens: int, limit: int | None = None) -> list:
+    """The first messages of `qs` (ordered) whose tokens fit `budget_tokens`, at least one,
+    at most `limit`."""
+    chunk, used = [], 0
+    for message in _paged(qs, limit):
+        if chunk and used + message.token_count > budget_tokens:
+            break
+        chunk.append(message)
+        used += message.token_count
+    return chunk
+
+
+def _paged(qs: QuerySet, limit: int | None) -> Iterable:
+    offset = 0
+    while limit is None or offset < limit:
+        size = PAGE if limit is None else min(PAGE, limit - offset)
+        rows = list(qs[offset : offset + size])
+        yield from rows
+        if len(rows) < size:
+            return
+        offset += size
+
+
+@dataclass(frozen=True)
+class Skip:
+    reason: str
+    error: str = ""
+
+
+def skipped(agent, session, kind: str, trigger: str, skip: Skip) -> list[Run]:
+    """A "skipped" run for a caller who asked (API, reset, context); nothing for the beat or
+    an automatic trigger, whose no-ops would only fill the log."""
+    if trigger not in ASKED:
+        return []
+    return [
+        run_record(
+            agent=agent,
+            session=session,
+            kind=kind,
+            trigger=trigger,
+            status=RunStatus.SKIPPED,
+            reason=skip.reason,
+            error=skip.error,
+        )
+    ]

@@ -1,0 +1,191 @@
+"""Compaction (seeds 000 and 003): the oldest part of a session's hot history goes into an
+Archive entry, behind a compact marker; no message is deleted.
+
+When the bytes after start_at pass max_history_bytes, the oldest messages are trimmed until
+the rest is compact_target_ratio of it, on a user+assistant pair boundary, never between a
+tool call and its results (boundaries.py). The prefix is summarised (by the LLM, or
+extractively) into `archive/<session key>/<n>`, a marker records it, and start_at moves:
+the window replays from there. Search and /messages still see every message.
+"""
+
+import re
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.agents.locks import lock_agent
+from apps.conversations import selectors as conv
+from apps.conversations import services as conv_services
+from apps.conversations.models import Message, Session
+from apps.entries.services import archive_name_free, entry_archive_add
+from apps.lifecycle.models import Run, RunKind, RunStatus, Trigger
+from apps.lifecycle.services import boundaries
+from apps.lifecycle.services.common import Skip, Superseded, remaining, skipped
+from apps.lifecycle.services.extractive import extractive_lines
+from apps.lifecycle.services.leases import lease_acquire, lease_release, lease_ttl
+from apps.lifecycle.services.llm import Answer, ask, llm_configured
+from apps.lifecycle.services.prompts import archive_prompt
+from apps.lifecycle.services.runs import (
+    MessageRange,
+    fallback_reason,
+    range_key,
+    run_applied,
+    run_record,
+)
+
+# Extractive archives keep the first and last lines of a long prefix (the messages
+# themselves stay searchable; the archive is their digest).
+EXTRACTIVE_MAX_LINES = 400
+_UNSAFE = re.compile(r"[^A-Za-z0-9._:@\-]+")
+TURN_FIELDS = ("id", "role", "created_at", "byte_size", "tool_call_id", "tool_calls_json")
+
+
+def archive_prefix(session: Session) -> str:
+    """`archive/<session key>`, the key made a safe entry-name segment."""
+    key = _UNSAFE.sub("-", session.key).replace("..", ".").strip(".")[:150] or "session"
+    return f"archive/{key}"
+
+
+def _cut(session: Session, hot: list[Message], keep_last: int | None, trigger: str) -> int | None:
+    config = session.agent.config
+    turns = [boundaries.Turn.of(m) for m in hot]
+    if keep_last is not None:
+        return boundaries.cut_keep_last(turns, keep=keep_last)
+    total = sum(t.size for t in turns)
+    limit = config.max_history_bytes
+    if total <= limit:
+        if trigger != Trigger.API:
+            return None
+        limit = total  # on demand: any cut that archives something will do
+    target = int(min(total, config.max_history_bytes) * config.compact_target_ratio)
+    return boundaries.cut_for_size(turns, target=target, limit=limit)
+
+
+def _archive_text(session: Session, prefix: list[Message], deadline) -> tuple[str, Answer, bool]:
+    """The archive's content, the answer behind it, and whether the LLM wrote it."""
+    config = session.agent.config
+    head = (
+        f"# Archive of session {session.key}: {len(prefix)} messages, "
+        f"{prefix[0].created_at.isoformat()} to {prefix[-1].created_at.isoformat()}\n\n"
+    )
+    answer = Answer(status="not_configured", error="no LLM is configured")
+    if llm_configured():
+        answer = ask(
+            archive_prompt(messages=prefix, budget_tokens=config.summary_chunk_tokens),
+            timeout=remaining(deadline, config.consolidation_timeout_seconds),
+        )
+        if answer.ok and answer.text.strip():
+            return head + answer.text.strip() + "\n", answer, True
+    lines = extractive_lines(prefix)
+    if len(lines) > EXTRACTIVE_MAX_LINES:
+        half = EXTRACTIVE_MAX_LINES // 2
+        lines = [*lines[:half], f"[… {len(lines) - 2 * half} lines …]", *lines[-half:]]
+    return head + "\n".join(lines) + "\n", answer, False
+
+
+def _write(session, trigger, prefix, cutoff_at, start_at, text, answer, by_llm, key) -> Run:
+    agent = session.agent
+    rng = MessageRange.of(prefix)
+    with transaction.atomic():
+        lock_agent(agent)
+        if run_applied(agent=agent, key=key) is not None:
+            raise Superseded
+        name = archive_name_free(agent=agent, prefix=archive_prefix(session))
+        now = timezone.now()
+        entry_archive_add(
+            agent=agent,
+            name=name,
+            content=text,
+            changed_by="compaction",
+            detail=f"session {session.key}: {len(prefix)} messages",
+        )
+        marker = conv_services.session_compact(
+            session=session,
+            prefix=prefix,
+            cutoff_at=cutoff_at,
+            expected_start_at=start_at,
+            archive_name=name,
+            archived_at=now,
+        )
+        if marker is None:
+            raise Superseded  # another compaction moved start_at first: undo the archive
+        return run_record(
+            agent=agent,
+            session=session,
+            kind=RunKind.COMPACT,
+            trigger=trigger,
+            status=RunStatus.OK if by_llm else RunStatus.FALLBACK,
+            reason="" if by_llm else fallback_reason(answer),
+            answer=answer,
+            rng=rng,
+            key=key,
+            details={
+                "archive_name": name,
+                "marker_id": marker.pk,
+                "start_at": cutoff_at.isoformat(),
+                "bytes": marker.bytes,
+            },
+        )
+
+
+def session_compact(
+    *, session: Session, trigger: str, keep_last: int | None = None, deadline: float | None = None
+) -> list[Run]:
+    """Compact the session if it is over max_history_bytes (always on demand, or keeping
+    the last `keep_last` messages for a write-then-compact). Returns the run, if any."""
+    agent = session.agent
+    held = lease_acquire(
+        name=f"compact:{session.pk}", ttl=lease_ttl(agent.config.consolidation_timeout_seconds)
+    )
+    if held is None:
+        return skipped(agent, session, RunKind.COMPACT, trigger, Skip("busy"))
+    try:
+        meta = conv.session_meta(session=session)
+        start_at = meta.start_at if meta is not None else None
+        hot = list(
+            conv.hot_messages(session=session).order_by("created_at", "id").only(*TURN_FIELDS)
+        )
+        cut = _cut(session, hot, keep_last, trigger)
+        if not cut:
+            over = (
+                keep_last is not None
+                or trigger == Trigger.API
+                or compaction_due(session=session, hot_bytes=sum(m.byte_size for m in hot))
+            )
+            reason = "nothing_to_do" if not hot else "no_safe_boundary" if over else "under_limit"
+            return skipped(agent, session, RunKind.COMPACT, trigger, Skip(reason))
+        prefix = list(
+            conv.session_messages(session=session).filter(pk__in=[m.pk for m in hot[:cut]])
+        )
+        key = range_key(
+            agent_id=agent.pk,
+            session_id=session.pk,
+            kind=RunKind.COMPACT,
+            rng=MessageRange.of(prefix),
+        )
+        if run_applied(agent=agent, key=key) is not None:
+            return skipped(agent, session, RunKind.COMPACT, trigger, Skip("already_applied"))
+        text, answer, by_llm = _archive_text(session, prefix, deadline)
+        try:
+            return [
+                _write(
+                    session,
+                    trigger,
+                    prefix,
+                    hot[cut].created_at,
+                    start_at,
+                    text,
+                    answer,
+                    by_llm,
+                    key,
+                )
+            ]
+        except Superseded:
+            return skipped(agent, session, RunKind.COMPACT, trigger, Skip("superseded"))
+    finally:
+        lease_release(held)
+
+
+def compaction_due(*, session: Session, hot_bytes: int) -> bool:
+    """Seed 000's trigger: the messages after start_at are over max_history_bytes."""
+    return hot_bytes > session.agent.config.max_history_bytes

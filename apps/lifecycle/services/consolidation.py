@@ -1,0 +1,218 @@
+"""Seed 004's consolidation: one LLM call turns messages and MEMORY.md into a history entry
+and an updated MEMORY.md; on any failure a [raw-fallback] entry keeps the last messages.
+
+One agent's consolidations never interleave: each holds the agent's lease (leases.py) from
+reading MEMORY.md to writing it, and every other MEMORY.md writer (flush) takes the same
+lease. The LLM call is bounded by consolidation_timeout_seconds. A run's idempotency key
+makes a retried task write nothing twice.
+"""
+
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from apps.agents.locks import lock_agent
+from apps.conversations import selectors as conv
+from apps.conversations.models import Consolidation, Message, Session
+from apps.conversations.services import messages_mark_consolidated
+from apps.entries import names
+from apps.entries.selectors import documents
+from apps.entries.services import entry_put
+from apps.lifecycle.models import HistoryEntry, HistoryKind, Run, RunKind, RunStatus
+from apps.lifecycle.services.common import Skip, Superseded, expired, remaining, skipped, take_chunk
+from apps.lifecycle.services.extractive import raw_fallback
+from apps.lifecycle.services.leases import (
+    Held,
+    agent_lease,
+    lease_acquire,
+    lease_extend,
+    lease_release,
+    lease_ttl,
+    lease_wait,
+)
+from apps.lifecycle.services.llm import Answer, ask
+from apps.lifecycle.services.prompts import consolidation_prompt
+from apps.lifecycle.services.runs import (
+    MessageRange,
+    fallback_reason,
+    range_key,
+    run_applied,
+    run_record,
+)
+from apps.providers.llm.jsonparse import parse_llm_json_tiered
+from apps.search.embedding import schedule_embedding
+
+FIELDS = ("history_entry", "memory_update")
+
+
+class Busy(Exception):
+    """Another consolidation of this agent holds the lease: try again later."""
+
+
+@dataclass(frozen=True)
+class _Result:
+    """What one chunk's call produced: the entry to append and MEMORY.md to write."""
+
+    answer: Answer
+    history: str
+    memory_update: str | None
+    tier: int | None
+    ok: bool
+
+
+def _chunk(session: Session, keep: int) -> list[Message]:
+    config = session.agent.config
+    qs = conv.unconsolidated_messages(session=session)
+    available = qs.count() - keep
+    if available <= 0:
+        return []
+    return take_chunk(qs, budget_tokens=config.consolidation_chunk_tokens, limit=available)
+
+
+def _read_memory(session: Session) -> str:
+    found = documents(agent=session.agent, names=[names.MEMORY]).get(names.MEMORY)
+    return found.content if found is not None else ""
+
+
+def _call(session: Session, messages: list[Message], memory: str, deadline) -> _Result:
+    config = session.agent.config
+    prompt = consolidation_prompt(
+        memory=memory,
+        messages=messages,
+        compress=len(memory.encode("utf-8")) > config.max_memory_bytes,
+        max_bytes=config.max_memory_bytes,
+    )
+    answer = ask(prompt, timeout=remaining(deadline, config.consolidation_timeout_seconds))
+    parsed = parse_llm_json_tiered(answer.text, FIELDS) if answer.ok else None
+    history = parsed.value.get("history_entry") if parsed else None
+    if isinstance(history, str) and history.strip():
+        update = parsed.value.get("memory_update")
+        update = update if isinstance(update, str) else None
+        return _Result(answer, history.strip(), update, parsed.tier, True)
+    fallback = raw_fallback(
+        messages=messages, last=config.raw_fallback_messages, chars=config.raw_fallback_chars
+    )
+    return _Result(answer, fallback, None, None, False)
+
+
+def _apply_memory(session: Session, result: _Result, memory: str, run_ref: str) -> str:
+    """Write MEMORY.md if the update changes it and nobody wrote it meanwhile; says what."""
+    if result.memory_update is None or result.memory_update.strip() == memory.strip():
+        return "unchanged"
+    if _read_memory(session) != memory:
+        # An agent or admin wrote MEMORY.md during the call: theirs stays; the model's
+        # proposal is kept in the run's output.
+        return "conflict"
+    entry_put(
+        agent=session.agent,
+        name=names.MEMORY,
+        content=result.memory_update.strip() + "\n",
+        changed_by="consolidation",
+        reason=run_ref,
+    )
+    return "updated"
+
+
+def _write(session, trigger, messages, memory, result: _Result, key) -> Run:
+    agent = session.agent
+    rng = MessageRange.of(messages)
+    with transaction.atomic():
+        lock_agent(agent)
+        if run_applied(agent=agent, key=key) is not None:
+            raise Superseded
+        memory_state = _apply_memory(session, result, memory, f"consolidation of {session.key}")
+        run = run_record(
+            agent=agent,
+            session=session,
+            kind=RunKind.CONSOLIDATE,
+            trigger=trigger,
+            status=RunStatus.OK if result.ok else RunStatus.FALLBACK,
+            reason="" if result.ok else fallback_reason(result.answer),
+            answer=result.answer,
+            tier=result.tier,
+            rng=rng,
+            key=key,
+        )
+        entry = HistoryEntry.objects.create(
+            agent=agent,
+            session=session,
+            session_key=session.key,
+            content=result.history,
+            kind=HistoryKind.OK if result.ok else HistoryKind.RAW_FALLBACK,
+            run=run,
+            first_message_at=rng.first_at,
+            last_message_at=rng.last_at,
+        )
+        kind = Consolidation.OK if result.ok else Consolidation.FALLBACK
+        messages_mark_consolidated(ids=[m.pk for m in messages], kind=kind, at=entry.created_at)
+        run.details = {"history_entry_id": entry.pk, "memory": memory_state}
+        run.save(update_fields=["details"])
+        schedule_embedding(corpus="history", ids=[entry.pk])
+    return run
+
+
+def _consolidate_chunk(session, trigger, messages, deadline) -> Run | None:
+    agent = session.agent
+    key = range_key(
+        agent_id=agent.pk,
+        session_id=session.pk,
+        kind=RunKind.CONSOLIDATE,
+        rng=MessageRange.of(messages),
+    )
+    if run_applied(agent=agent, key=key) is not None:
+        return None  # a redelivered task: this range has its history entry already
+    memory = _read_memory(session)
+    result = _call(session, messages, memory, deadline)
+    try:
+        return _write(session, trigger, messages, memory, result, key)
+    except Superseded:
+        return None
+
+
+def _take_lease(agent, wait_until: float | None) -> Held | None:
+    """The agent's lease: now or never (None), or waiting for it until `wait_until`."""
+    ttl = lease_ttl(agent.config.consolidation_timeout_seconds)
+    if wait_until is None:
+        return lease_acquire(name=agent_lease(agent.pk), ttl=ttl)
+    return lease_wait(name=agent_lease(agent.pk), ttl=ttl, deadline=wait_until)
+
+
+def session_consolidate(
+    *,
+    session: Session,
+    trigger: str,
+    keep: int = 0,
+    deadline: float | None = None,
+    wait_until: float | None = None,
+) -> list[Run]:
+    """Consolidate the session's unconsolidated messages but the newest `keep`, a chunk per
+    call, in sequence with the agent's other consolidations: waiting for its turn until
+    `wait_until` (time.monotonic()), or raising Busy at once when that is None. Calls stop
+    at `deadline`."""
+    agent = session.agent
+    held = _take_lease(agent, wait_until)
+    if held is None:
+        if wait_until is None:
+            raise Busy(f"agent {agent.pk} is consolidating")
+        return skipped(agent, session, RunKind.CONSOLIDATE, trigger, Skip("busy"))
+    runs: list[Run] = []
+    try:
+        while messages := _chunk(session, keep):
+            run = _consolidate_chunk(session, trigger, messages, deadline)
+            if run is None:
+                break
+            runs.append(run)
+            # A model that timed out or failed is not asked again for the next chunk now:
+            # the next trigger continues (each chunk still got its fallback entry).
+            if run.reason in ("timeout", "error") or expired(deadline):
+                break
+            lease_extend(held, ttl=lease_ttl(agent.config.consolidation_timeout_seconds))
+    finally:
+        lease_release(held)
+    return runs or skipped(agent, session, RunKind.CONSOLIDATE, trigger, Skip("nothing_to_do"))
+
+
+def consolidation_due(*, session: Session) -> bool:
+    """Seed 004's automatic trigger: more than memory_window unconsolidated messages."""
+    window = session.agent.config.memory_window
+    return conv.unconsolidated_messages(session=session)[: window + 1].count() > window

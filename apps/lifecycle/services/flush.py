@@ -1,0 +1,268 @@
+"""Seed 001's context manager: a proactive flush of facts at 60% usage, and write-then-
+compact at 70%. Nothing is discarded before its facts are stored.
+
+A flush asks the LLM for the durable facts in the oldest window messages (those before the
+newest compact_keep_last, after the session's flush cursor) and stores each through the
+facts' own save (dedup, versions, source "agent", linked to the run) and as a line of
+MEMORY.md. Without an LLM, or when it fails, the user's first-person statements are kept
+instead. Write-then-compact extracts the facts of everything it will archive, compacts to
+the last compact_keep_last messages, then folds them into the rolling summary.
+"""
+
+import time
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from apps.agents.locks import lock_agent
+from apps.conversations import selectors as conv
+from apps.conversations.models import Message, Session
+from apps.conversations.services import Cursor, flush_cursor_write
+from apps.core.errors import ApplicationError
+from apps.entries import names
+from apps.entries.selectors import documents
+from apps.entries.services import entry_put
+from apps.facts.services import FactDraft, clean_category, fact_prepare, fact_write
+from apps.lifecycle.models import Run, RunKind, RunStatus
+from apps.lifecycle.services import boundaries
+from apps.lifecycle.services.common import Skip, Superseded, expired, remaining, skipped, take_chunk
+from apps.lifecycle.services.compaction import TURN_FIELDS, session_compact
+from apps.lifecycle.services.extractive import heuristic_facts
+from apps.lifecycle.services.leases import agent_lease, lease_release, lease_ttl, lease_wait
+from apps.lifecycle.services.llm import Answer, ask, llm_configured
+from apps.lifecycle.services.prompts import extraction_prompt
+from apps.lifecycle.services.runs import (
+    MessageRange,
+    fallback_reason,
+    range_key,
+    run_applied,
+    run_record,
+)
+from apps.lifecycle.services.summary import session_summarize
+from apps.providers.llm.jsonparse import extract_all, parse_llm_json_tiered
+
+
+@dataclass(frozen=True)
+class Found:
+    content: str
+    category: str | None = None
+    importance: float | None = None
+
+
+def pending_flush(*, session: Session, through: Message | None = None):
+    """Window messages whose facts no flush has taken: after the flush cursor, before the
+    newest compact_keep_last (and at or before `through`), oldest first."""
+    meta = conv.session_meta(session=session)
+    qs = conv.hot_messages(session=session).order_by("created_at", "id")
+    if meta is not None and meta.flush_cursor is not None:
+        qs = qs.filter(conv.after(meta.flush_cursor, meta.flush_cursor_id))
+    keep = session.agent.config.compact_keep_last
+    newest = list(conv.hot_messages(session=session).order_by("-created_at", "-id")[:keep])
+    if len(newest) < keep:
+        return qs.none()
+    qs = qs.filter(conv.before(newest[-1].created_at, newest[-1].id))
+    if through is not None:
+        qs = qs.exclude(conv.after(through.created_at, through.id))
+    return qs
+
+
+def _parse(text: str) -> tuple[list[Found], int | None]:
+    parsed = parse_llm_json_tiered(text, ())
+    items = parsed.value.get("facts") if parsed is not None else None
+    if isinstance(items, list):
+        found = []
+        for item in items:
+            if isinstance(item, str):
+                found.append(Found(item))
+            elif isinstance(item, dict) and isinstance(item.get("content"), str):
+                importance = item.get("importance")
+                category = item.get("category")
+                found.append(
+                    Found(
+                        item["content"],
+                        category if isinstance(category, str) else None,
+                        float(importance) if isinstance(importance, int | float) else None,
+                    )
+                )
+        return found, parsed.tier
+    contents = extract_all(text, "content")  # tier 3: each fact's text, one by one
+    return [Found(c) for c in contents], (3 if contents else None)
+
+
+@dataclass(frozen=True)
+class _Extracted:
+    found: list[Found]
+    answer: Answer
+    tier: int | None
+    by_llm: bool
+
+
+def _extract(session: Session, messages: list[Message], deadline) -> _Extracted:
+    """The facts found, the answer, the parse tier, and whether the LLM found them."""
+    config = session.agent.config
+    answer = Answer(status="not_configured", error="no LLM is configured")
+    if llm_configured():
+        answer = ask(
+            extraction_prompt(messages=messages, max_facts=config.flush_max_facts),
+            timeout=remaining(deadline, config.consolidation_timeout_seconds),
+        )
+        if answer.ok:
+            found, tier = _parse(answer.text)
+            if tier is not None:
+                return _Extracted(found[: config.flush_max_facts], answer, tier, True)
+    found = heuristic_facts(messages=messages, limit=config.flush_max_facts)
+    return _Extracted([Found(text) for text in found], answer, None, False)
+
+
+def _drafts(session: Session, found: list[Found]) -> list[FactDraft]:
+    """Validated, embedded saves (outside any transaction); unusable facts are dropped."""
+    drafts = []
+    for fact in found:
+        category = fact.category
+        try:
+            category = clean_category(category, loc=["category"]) if category else None
+        except ApplicationError:
+            category = None
+        try:
+            drafts.append(
+                fact_prepare(
+                    agent=session.agent,
+                    content=fact.content,
+                    category=category,
+                    importance=fact.importance,
+                    session_id=session.pk,
+                )
+            )
+        except ApplicationError:
+            continue  # empty, too long or NUL: nothing to keep
+    return drafts
+
+
+def _memory_lines(memory: str, values: list[str]) -> str:
+    present = {line.strip() for line in memory.splitlines()}
+    new = [f"- {v}" for v in dict.fromkeys(" ".join(v.split()) for v in values)]
+    new = [line for line in new if line not in present]
+    if not new:
+        return memory
+    head = memory.rstrip("\n") + "\n" if memory.strip() else "# Memory\n\n"
+    return head + "\n".join(new) + "\n"
+
+
+def _write(session, kind, trigger, messages, drafts, got: _Extracted, key, expected) -> Run:
+    agent = session.agent
+    with transaction.atomic():
+        lock_agent(agent)
+        if run_applied(agent=agent, key=key) is not None:
+            raise Superseded
+        if not flush_cursor_write(
+            session=session, cursor=Cursor.of(messages[-1]), expected=expected
+        ):
+            raise Superseded
+        saved = [fact_write(draft=d).fact for d in drafts]
+        memory = documents(agent=agent, names=[names.MEMORY]).get(names.MEMORY)
+        before = memory.content if memory is not None else ""
+        after = _memory_lines(before, [f.value for f in saved])
+        if after != before:
+            entry_put(
+                agent=agent,
+                name=names.MEMORY,
+                content=after,
+                changed_by=kind,
+                reason=f"{kind} of {session.key}",
+            )
+        run = run_record(
+            agent=agent,
+            session=session,
+            kind=kind,
+            trigger=trigger,
+            status=RunStatus.OK if got.by_llm else RunStatus.FALLBACK,
+            reason="" if got.by_llm else fallback_reason(got.answer),
+            answer=got.answer,
+            tier=got.tier,
+            rng=MessageRange.of(messages),
+            key=key,
+            details={
+                "facts": [f.pk for f in saved],
+                "memory": "updated" if after != before else "unchanged",
+            },
+        )
+        run.facts.set(saved)
+    return run
+
+
+def _flush_chunk(session, kind, trigger, messages, deadline) -> Run | None:
+    agent = session.agent
+    key = range_key(
+        agent_id=agent.pk, session_id=session.pk, kind=kind, rng=MessageRange.of(messages)
+    )
+    if run_applied(agent=agent, key=key) is not None:
+        return None
+    meta = conv.session_meta(session=session)
+    expected = (
+        Cursor(meta.flush_cursor, meta.flush_cursor_id) if meta and meta.flush_cursor else None
+    )
+    got = _extract(session, messages, deadline)
+    drafts = _drafts(session, got.found)
+    try:
+        return _write(session, kind, trigger, messages, drafts, got, key, expected)
+    except Superseded:
+        return None
+
+
+def session_flush(
+    *,
+    session: Session,
+    trigger: str,
+    kind: str = RunKind.FLUSH,
+    through: Message | None = None,
+    deadline: float | None = None,
+) -> list[Run]:
+    """Store the facts of the oldest window messages (FLUSH), or of everything up to
+    `through` (EXTRACT, before a compaction); in sequence with consolidation."""
+    agent = session.agent
+    ttl = lease_ttl(agent.config.consolidation_timeout_seconds)
+    wait_until = deadline if deadline is not None else _soon(agent)
+    held = lease_wait(name=agent_lease(agent.pk), ttl=ttl, deadline=wait_until)
+    if held is None:
+        return skipped(agent, session, kind, trigger, Skip("busy"))
+    runs: list[Run] = []
+    try:
+        budget = agent.config.summary_chunk_tokens
+        while messages := take_chunk(
+            pending_flush(session=session, through=through), budget_tokens=budget
+        ):
+            run = _flush_chunk(session, kind, trigger, messages, deadline)
+            if run is None:
+                break
+            runs.append(run)
+            if expired(deadline) or run.reason in ("timeout", "error"):
+                break
+    finally:
+        lease_release(held)
+    return runs or skipped(agent, session, kind, trigger, Skip("nothing_to_do"))
+
+
+def _soon(agent) -> float:
+    return time.monotonic() + agent.config.consolidation_timeout_seconds
+
+
+def session_write_then_compact(
+    *, session: Session, trigger: str, deadline: float | None = None
+) -> list[Run]:
+    """Seed 001 at compact_ratio: extract facts, store them, compact to the summary plus the
+    last compact_keep_last messages, and fold what left into the rolling summary."""
+    keep = session.agent.config.compact_keep_last
+    hot = list(conv.hot_messages(session=session).order_by("created_at", "id").only(*TURN_FIELDS))
+    cut = boundaries.cut_keep_last([boundaries.Turn.of(m) for m in hot], keep=keep)
+    if not cut:
+        return skipped(session.agent, session, RunKind.COMPACT, trigger, Skip("nothing_to_do"))
+    runs = session_flush(
+        session=session,
+        trigger=trigger,
+        kind=RunKind.EXTRACT,
+        through=hot[cut - 1],
+        deadline=deadline,
+    )
+    runs += session_compact(session=session, trigger=trigger, keep_last=keep, deadline=deadline)
+    runs += session_summarize(session=session, trigger=trigger, deadline=deadline)
+    return runs

@@ -1,0 +1,173 @@
+"""Seed 000's rolling summary, built incrementally from the messages that left the window.
+
+Messages after the session's summary cursor that have left the hot window are taken in
+chunks under `summary_chunk_tokens`; each chunk is one LLM call whose prompt holds the old
+summary, so merging happens while the model writes. On success the summary is saved and
+the cursor moves to the chunk's newest message; on failure both stay, the run is logged and
+later chunks wait for the next trigger (seed 000 does not bill them). Without an LLM the
+summary is extractive.
+"""
+
+import re
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from apps.agents.locks import lock_agent
+from apps.conversations import selectors as conv
+from apps.conversations.models import Message, Session
+from apps.conversations.services import Cursor, summary_write
+from apps.lifecycle.models import APPLIED, Run, RunKind, RunStatus
+from apps.lifecycle.services.common import Skip, Superseded, expired, remaining, skipped, take_chunk
+from apps.lifecycle.services.extractive import extractive_summary
+from apps.lifecycle.services.leases import lease_acquire, lease_extend, lease_release, lease_ttl
+from apps.lifecycle.services.llm import Answer, ask, llm_configured
+from apps.lifecycle.services.prompts import summary_prompt
+from apps.lifecycle.services.runs import MessageRange, range_key, run_applied, run_record
+
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```\s*$", re.S)
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    messages: list[Message]
+    old_summary: str
+    expected: Cursor | None  # the cursor the chunk was read at (compare and set)
+
+
+def pending_summary(*, session: Session, through: Message | None = None):
+    """Messages due for the rolling summary: after the cursor, out of the hot window (and
+    at or before `through`, when given), oldest first."""
+    qs = conv.messages_left_window(session=session, meta=conv.session_meta(session=session))
+    if through is not None:
+        qs = qs.exclude(conv.after(through.created_at, through.id))
+    return qs
+
+
+def _next_chunk(session: Session, through: Message | None) -> _Chunk | None:
+    meta = conv.session_meta(session=session)
+    messages = take_chunk(
+        pending_summary(session=session, through=through),
+        budget_tokens=session.agent.config.summary_chunk_tokens,
+    )
+    if not messages:
+        return None
+    summary = conv.session_summary(session=session)
+    expected = (
+        Cursor(meta.summary_cursor, meta.summary_cursor_id)
+        if meta is not None and meta.summary_cursor is not None
+        else None
+    )
+    return _Chunk(messages, summary.content if summary else "", expected)
+
+
+def _clean(text: str) -> str:
+    text = text.strip()
+    match = _FENCE.match(text)
+    return (match.group(1) if match else text).strip()
+
+
+def _generate(session: Session, chunk: _Chunk, deadline: float | None) -> tuple[str, Answer]:
+    """The new summary text ("" when the LLM gave none) and the answer behind it."""
+    config = session.agent.config
+    if not llm_configured():
+        text = extractive_summary(
+            old=chunk.old_summary, messages=chunk.messages, max_tokens=config.summary_max_tokens
+        )
+        return text, Answer(status="not_configured", error="no LLM is configured")
+    answer = ask(
+        summary_prompt(
+            old_summary=chunk.old_summary,
+            messages=chunk.messages,
+            max_tokens=config.summary_max_tokens,
+        ),
+        timeout=remaining(deadline, config.consolidation_timeout_seconds),
+    )
+    return (_clean(answer.text) if answer.ok else ""), answer
+
+
+def _summarize_chunk(session: Session, trigger: str, chunk: _Chunk, deadline) -> Run | None:
+    agent = session.agent
+    rng = MessageRange.of(chunk.messages)
+    key = range_key(agent_id=agent.pk, session_id=session.pk, kind=RunKind.SUMMARY, rng=rng)
+    if run_applied(agent=agent, key=key) is not None:
+        return None  # a retried task: this chunk is in the summary already
+    text, answer = _generate(session, chunk, deadline)
+    if not text:
+        status = RunStatus.TIMEOUT if answer.status == "timeout" else RunStatus.FAILED
+        reason = "empty_answer" if answer.ok else answer.status
+        return run_record(
+            agent=agent,
+            session=session,
+            kind=RunKind.SUMMARY,
+            trigger=trigger,
+            status=status,
+            reason=reason,
+            answer=answer,
+            rng=rng,
+        )
+    ok = answer.ok
+    try:
+        with transaction.atomic():
+            lock_agent(agent)
+            if run_applied(agent=agent, key=key) is not None or not summary_write(
+                session=session,
+                content=text,
+                cursor=Cursor.of(chunk.messages[-1]),
+                expected=chunk.expected,
+            ):
+                raise Superseded
+            return run_record(
+                agent=agent,
+                session=session,
+                kind=RunKind.SUMMARY,
+                trigger=trigger,
+                status=RunStatus.OK if ok else RunStatus.FALLBACK,
+                reason="" if ok else "not_configured",
+                answer=answer,
+                rng=rng,
+                key=key,
+                details={"summary_tokens": len(text.split())},
+            )
+    except Superseded:
+        return run_record(
+            agent=agent,
+            session=session,
+            kind=RunKind.SUMMARY,
+            trigger=trigger,
+            status=RunStatus.SKIPPED,
+            reason="superseded",
+            answer=answer,
+            rng=rng,
+        )
+
+
+def session_summarize(
+    *, session: Session, trigger: str, deadline: float | None = None, through: Message | None = None
+) -> list[Run]:
+    """Fold what left the hot window into the rolling summary, a chunk per LLM call, until
+    done, a chunk fails, or `deadline` (time.monotonic()) passes. Returns the runs."""
+    agent = session.agent
+    ttl = lease_ttl(agent.config.consolidation_timeout_seconds)
+    held = lease_acquire(name=f"summary:{session.pk}", ttl=ttl)
+    if held is None:
+        return skipped(agent, session, RunKind.SUMMARY, trigger, Skip("busy"))
+    runs: list[Run] = []
+    try:
+        while (chunk := _next_chunk(session, through)) is not None:
+            run = _summarize_chunk(session, trigger, chunk, deadline)
+            if run is None:
+                break
+            runs.append(run)
+            if run.status not in APPLIED or expired(deadline):
+                break
+            lease_extend(held, ttl=ttl)
+    finally:
+        lease_release(held)
+    return runs or skipped(agent, session, RunKind.SUMMARY, trigger, Skip("nothing_to_do"))
+
+
+def summary_due(*, session: Session) -> bool:
+    """Seed 000's automatic trigger: at least max_history_messages have left the window."""
+    n = session.agent.config.max_history_messages
+    return pending_summary(session=session)[:n].count() >= n

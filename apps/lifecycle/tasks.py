@@ -1,0 +1,138 @@
+"""The lifecycle's tasks: thin, ids in, idempotent (runs carry idempotency keys),
+acks_late, time-limited. The beat sweeps are scheduled in settings (CELERY_BEAT_SCHEDULE)."""
+
+from datetime import timedelta
+
+from celery import shared_task
+from django.core.cache import cache
+from django.db.models import F, Max, Q
+from django.utils import timezone
+
+from apps.agents.models import Agent
+from apps.conversations.models import Message, Session, SessionMeta
+from apps.lifecycle import services
+from apps.lifecycle.models import Run, RunKind, Trigger
+
+# A consolidation that finds the agent's lease taken waits this long, then tries again.
+BUSY_RETRY_SECONDS = 5
+SWEEP_LIMIT = 500
+
+
+def debounce_key(kind: str, session_id: str) -> str:
+    return f"mh:lc:{kind}:{session_id}"
+
+
+def _session(session_id: str) -> Session | None:
+    session = Session.objects.select_related("agent").filter(pk=session_id).first()
+    return session  # None: removed since it was enqueued, nothing to do
+
+
+_TASK = {"acks_late": True, "soft_time_limit": 270, "time_limit": 300}
+
+
+@shared_task(name="lifecycle.summarize", **_TASK)
+def summarize_task(session_id: str, trigger: str = Trigger.AUTO) -> int:
+    """Fold what left the session's window into its rolling summary; runs logged."""
+    cache.delete(debounce_key("summary", session_id))
+    session = _session(session_id)
+    return len(services.session_summarize(session=session, trigger=trigger)) if session else 0
+
+
+@shared_task(name="lifecycle.consolidate", bind=True, max_retries=120, **_TASK)
+def consolidate_task(
+    self, session_id: str, trigger: str = Trigger.AUTO, keep: int | None = None
+) -> int:
+    """Consolidate the session (all but the newest `keep`, the agent's consolidation_keep by
+    default); waits its turn behind the agent's other consolidations."""
+    cache.delete(debounce_key("consolidate", session_id))
+    session = _session(session_id)
+    if session is None:
+        return 0
+    if keep is None:
+        keep = session.agent.config.consolidation_keep
+    try:
+        return len(services.session_consolidate(session=session, trigger=trigger, keep=keep))
+    except services.Busy as exc:
+        if self.request.is_eager:
+            return 0  # tests run tasks inline: the beat picks it up
+        raise self.retry(countdown=BUSY_RETRY_SECONDS, exc=exc) from exc
+
+
+@shared_task(name="lifecycle.compact", **_TASK)
+def compact_task(session_id: str, trigger: str = Trigger.AUTO) -> int:
+    """Compact the session if it is over max_history_bytes."""
+    cache.delete(debounce_key("compact", session_id))
+    session = _session(session_id)
+    return len(services.session_compact(session=session, trigger=trigger)) if session else 0
+
+
+@shared_task(name="lifecycle.context", **_TASK)
+def context_task(session_id: str, action: str) -> int:
+    """get_context's action in the background: "flush" or "compact" (write-then-compact)."""
+    cache.delete(debounce_key(f"context-{action}", session_id))
+    session = _session(session_id)
+    if session is None:
+        return 0
+    if action == "compact":
+        return len(services.session_write_then_compact(session=session, trigger=Trigger.CONTEXT))
+    return len(services.session_flush(session=session, trigger=Trigger.CONTEXT))
+
+
+@shared_task(name="lifecycle.summarize_due", acks_late=True, soft_time_limit=50, time_limit=60)
+def summarize_due_task(limit: int = SWEEP_LIMIT) -> int:
+    """Beat: enqueue a summary for recently active sessions with messages out of the window."""
+    candidates = (
+        Session.objects.filter(Q(summary__isnull=True) | Q(updated_at__gt=F("summary__updated_at")))
+        .select_related("agent")
+        .order_by("-updated_at")[:limit]
+    )
+    sent = 0
+    for session in candidates:
+        if services.pending_summary(session=session).exists():
+            summarize_task.delay(str(session.pk), Trigger.BEAT)
+            sent += 1
+    return sent
+
+
+@shared_task(name="lifecycle.consolidate_due", acks_late=True, soft_time_limit=50, time_limit=60)
+def consolidate_due_task(limit: int = SWEEP_LIMIT) -> int:
+    """Beat (seed 002): each agent every consolidation_interval_hours. An idle session
+    (nothing new for an interval) is consolidated whole, an active one but its newest
+    consolidation_keep messages."""
+    now = timezone.now()
+    last_beat = dict(
+        Run.objects.filter(kind=RunKind.CONSOLIDATE, trigger=Trigger.BEAT)
+        .values("agent")
+        .annotate(at=Max("created_at"))
+        .values_list("agent", "at")
+    )
+    sent = 0
+    for agent in Agent.objects.all():
+        interval = timedelta(hours=agent.config.consolidation_interval_hours)
+        if agent.pk in last_beat and now - last_beat[agent.pk] < interval:
+            continue
+        sessions = (
+            Message.objects.filter(agent=agent, consolidated_at__isnull=True)
+            .values("session")
+            .annotate(newest=Max("created_at"))
+            .values_list("session", "newest")[:limit]
+        )
+        for session_id, newest in sessions:
+            keep = 0 if now - newest >= interval else agent.config.consolidation_keep
+            consolidate_task.delay(str(session_id), Trigger.BEAT, keep)
+            sent += 1
+    return sent
+
+
+@shared_task(name="lifecycle.compact_due", acks_late=True, soft_time_limit=50, time_limit=60)
+def compact_due_task(limit: int = SWEEP_LIMIT) -> int:
+    """Beat: enqueue a compaction for every session over its agent's max_history_bytes."""
+    sent = 0
+    for agent in Agent.objects.all():
+        over = SessionMeta.objects.filter(
+            session__agent=agent, hot_bytes__gt=agent.config.max_history_bytes
+        ).values_list("session_id", flat=True)[:limit]
+        for session_id in over:
+            compact_task.delay(str(session_id), Trigger.BEAT)
+            sent += 1
+    return sent
