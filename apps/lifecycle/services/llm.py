@@ -72,7 +72,7 @@ def ask(messages: list[ChatMessage], *, timeout: float) -> Answer:
     latency = round((time.monotonic() - started) * 1000)
     if worker.is_alive():
         return Answer(
-            TIMEOUT, model=model.name, latency_ms=latency, error=f"no answer within {timeout:g} s"
+            TIMEOUT, model=model.name, latency_ms=latency, error=f"no answer within {timeout:.3g} s"
         )
     error = box.get("error")
     if isinstance(error, LLMTimeout):
