@@ -1,6 +1,7 @@
 """Reset (seeds 000 and 004): consolidation is awaited (bounded by the timeout), what it did
 not cover is archived whole, then messages, markers and meta go; the summary stays."""
 
+import re
 import time
 
 import pytest
@@ -55,11 +56,9 @@ def test_a_hung_llm_returns_within_the_timeout_and_loses_nothing(
 
     assert took < 3 + 2
     [run] = body["runs"]
-    assert (run["status"], run["reason"], run["error"]) == (
-        "fallback",
-        "timeout",
-        "no answer within 3 s",
-    )
+    assert (run["status"], run["reason"]) == ("fallback", "timeout")
+    # the call had what was left of the 3 s once the lease was taken
+    assert re.fullmatch(r"no answer within (3|2\.\d+) s", run["error"])
     assert body["archive"] == "archive/chat-1/1"
     archive = Entry.objects.get(agent=agent, name="archive/chat-1/1")
     assert archive.kind == "archive"
