@@ -3,6 +3,12 @@
 Lock order, everywhere: the agent row, then the rows being changed by ascending id. Writers
 that follow it cannot deadlock with each other on PostgreSQL. On SQLite the IMMEDIATE
 transaction already serialises writers and the row lock is a no-op.
+
+The lock is FOR NO KEY UPDATE, not FOR UPDATE: it excludes the other writers holding it,
+but not the KEY SHARE locks PostgreSQL takes at commit to check a new row's foreign key to
+the agent. An append (which holds its session's meta row, then checks its messages' key to
+the agent) therefore never waits for an agent's writer, and that writer may wait for the
+meta row without a deadlock.
 """
 
 from django.db import transaction
@@ -15,4 +21,5 @@ def lock_agent(agent: Agent | int) -> None:
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("lock_agent() must run inside transaction.atomic()")
     agent_id = agent if isinstance(agent, int) else agent.pk
-    list(Agent.objects.select_for_update().filter(pk=agent_id).values_list("pk", flat=True))
+    rows = Agent.objects.select_for_update(no_key=True).filter(pk=agent_id)
+    list(rows.values_list("pk", flat=True))

@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Sum
 from django.utils import timezone
 
+from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.conversations import working_memory
 from apps.conversations.models import (
@@ -112,7 +113,9 @@ def session_reset(*, session: Session) -> ResetResult:
 
 @transaction.atomic
 def session_remove(*, session: Session) -> None:
-    """Seed 000's remove-session: the session, its messages, meta and summary are deleted."""
+    """Seed 000's remove-session: the session, its messages, meta and summary are deleted.
+    Under the agent's lock, so a lifecycle run finishing meanwhile sees the session gone."""
+    lock_agent(session.agent_id)
     session_id = session.id
     Message.objects.filter(session=session).delete()
     session.delete()

@@ -1,6 +1,7 @@
 """The lifecycle's tasks: thin, ids in, idempotent (runs carry idempotency keys),
 acks_late, time-limited. The beat sweeps are scheduled in settings (CELERY_BEAT_SCHEDULE)."""
 
+import time
 from datetime import timedelta
 
 from celery import shared_task
@@ -43,15 +44,20 @@ def consolidate_task(
     self, session_id: str, trigger: str = Trigger.AUTO, keep: int | None = None
 ) -> int:
     """Consolidate the session (all but the newest `keep`, the agent's consolidation_keep by
-    default); waits its turn behind the agent's other consolidations."""
+    default); waits its turn behind the agent's other consolidations, up to the agent's
+    consolidation timeout, then tries again later."""
     cache.delete(debounce_key("consolidate", session_id))
     session = _session(session_id)
     if session is None:
         return 0
     if keep is None:
         keep = session.agent.config.consolidation_keep
+    wait_until = time.monotonic() + session.agent.config.consolidation_timeout_seconds
     try:
-        return len(services.session_consolidate(session=session, trigger=trigger, keep=keep))
+        runs = services.session_consolidate(
+            session=session, trigger=trigger, keep=keep, wait_until=wait_until, raise_busy=True
+        )
+        return len(runs)
     except services.Busy as exc:
         if self.request.is_eager:
             return 0  # tests run tasks inline: the beat picks it up

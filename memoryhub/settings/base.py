@@ -154,6 +154,10 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "control_folder": str(_control),
         "store_processed": False,
     }
+elif _visibility := env.int("CELERY_BROKER_VISIBILITY_TIMEOUT", default=0):
+    # Redis: a task whose worker died unacknowledged is delivered again after this many
+    # seconds (kombu's default: an hour). Keep it above every task's countdown and run time.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": _visibility}
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_IGNORE_RESULT = True

@@ -169,3 +169,35 @@ def test_the_summary_survives_reset_and_goes_with_the_session(api, session):
     assert _summary(session) == "Kept."
     api.delete(f"/sessions/{session.id}")
     assert Summary.objects.count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_session_removed_during_the_call_gets_nothing_written(api, session, settings, llm_server):
+    from apps.conversations.models import Session
+    from tests.support.llm_server import Reply
+
+    use_llm(settings, llm_server)
+    _twenty(session)
+
+    def remove_meanwhile(body):
+        from django.db import connection
+
+        from apps.conversations.services import session_remove
+
+        session_remove(session=Session.objects.get(pk=session.pk))
+        connection.close()
+        return Completion("A summary nobody will read.")
+
+    llm_server.script(Reply(remove_meanwhile))
+
+    from apps.lifecycle.services import session_summarize
+
+    [run] = session_summarize(session=session, trigger="api")
+
+    assert (run.status, run.reason, run.session_id, run.session_key) == (
+        "skipped",
+        "superseded",
+        None,
+        "chat-1",
+    )
+    assert Summary.objects.count() == 0

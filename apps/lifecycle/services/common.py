@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
+from apps.agents.locks import lock_agent
+from apps.conversations.models import Session
 from apps.lifecycle.models import Run, RunStatus, Trigger
 from apps.lifecycle.services.runs import run_record
 
@@ -17,6 +19,15 @@ ASKED = (Trigger.API, Trigger.RESET, Trigger.CONTEXT)
 
 class Superseded(Exception):
     """The state a run computed from changed before it could write: roll back, skip."""
+
+
+def lock_session(session: Session) -> None:
+    """Take the agent's lock (the first lock of every write) inside the caller's transaction,
+    then make sure the session still exists: a removal also takes the agent's lock, so a
+    run that computed its result before the session went writes nothing (Superseded)."""
+    lock_agent(session.agent_id)
+    if not Session.objects.filter(pk=session.pk).exists():
+        raise Superseded
 
 
 def remaining(deadline: float | None, cap: float) -> float:

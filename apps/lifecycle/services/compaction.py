@@ -13,14 +13,13 @@ import re
 from django.db import transaction
 from django.utils import timezone
 
-from apps.agents.locks import lock_agent
 from apps.conversations import selectors as conv
 from apps.conversations import services as conv_services
 from apps.conversations.models import Message, Session
 from apps.entries.services import archive_name_free, entry_archive_add
 from apps.lifecycle.models import Run, RunKind, RunStatus, Trigger
 from apps.lifecycle.services import boundaries
-from apps.lifecycle.services.common import Skip, Superseded, remaining, skipped
+from apps.lifecycle.services.common import Skip, Superseded, lock_session, remaining, skipped
 from apps.lifecycle.services.extractive import extractive_lines
 from apps.lifecycle.services.leases import lease_acquire, lease_release, lease_ttl
 from apps.lifecycle.services.llm import Answer, ask, llm_configured
@@ -87,7 +86,7 @@ def _write(session, trigger, prefix, cutoff_at, start_at, text, answer, by_llm, 
     agent = session.agent
     rng = MessageRange.of(prefix)
     with transaction.atomic():
-        lock_agent(agent)
+        lock_session(session)
         if run_applied(agent=agent, key=key) is not None:
             raise Superseded
         name = archive_name_free(agent=agent, prefix=archive_prefix(session))

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from apps.agents.locks import lock_agent
 from apps.conversations import selectors as conv
 from apps.conversations.models import Consolidation, Message, Session
 from apps.conversations.services import messages_mark_consolidated
@@ -19,7 +18,15 @@ from apps.entries import names
 from apps.entries.selectors import documents
 from apps.entries.services import entry_put
 from apps.lifecycle.models import HistoryEntry, HistoryKind, Run, RunKind, RunStatus
-from apps.lifecycle.services.common import Skip, Superseded, expired, remaining, skipped, take_chunk
+from apps.lifecycle.services.common import (
+    Skip,
+    Superseded,
+    expired,
+    lock_session,
+    remaining,
+    skipped,
+    take_chunk,
+)
 from apps.lifecycle.services.extractive import raw_fallback
 from apps.lifecycle.services.leases import (
     Held,
@@ -117,7 +124,7 @@ def _write(session, trigger, messages, memory, result: _Result, key) -> Run:
     agent = session.agent
     rng = MessageRange.of(messages)
     with transaction.atomic():
-        lock_agent(agent)
+        lock_session(session)
         if run_applied(agent=agent, key=key) is not None:
             raise Superseded
         memory_state = _apply_memory(session, result, memory, f"consolidation of {session.key}")
@@ -184,15 +191,16 @@ def session_consolidate(
     keep: int = 0,
     deadline: float | None = None,
     wait_until: float | None = None,
+    raise_busy: bool = False,
 ) -> list[Run]:
     """Consolidate the session's unconsolidated messages but the newest `keep`, a chunk per
     call, in sequence with the agent's other consolidations: waiting for its turn until
-    `wait_until` (time.monotonic()), or raising Busy at once when that is None. Calls stop
-    at `deadline`."""
+    `wait_until` (time.monotonic(); None: not at all). When the turn does not come: Busy
+    with `raise_busy`, else a skipped run. Calls stop at `deadline`."""
     agent = session.agent
     held = _take_lease(agent, wait_until)
     if held is None:
-        if wait_until is None:
+        if raise_busy:
             raise Busy(f"agent {agent.pk} is consolidating")
         return skipped(agent, session, RunKind.CONSOLIDATE, trigger, Skip("busy"))
     runs: list[Run] = []

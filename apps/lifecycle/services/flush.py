@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from apps.agents.locks import lock_agent
 from apps.conversations import selectors as conv
 from apps.conversations.models import Message, Session
 from apps.conversations.services import Cursor, flush_cursor_write
@@ -25,7 +24,15 @@ from apps.entries.services import entry_put
 from apps.facts.services import FactDraft, clean_category, fact_prepare, fact_write
 from apps.lifecycle.models import Run, RunKind, RunStatus
 from apps.lifecycle.services import boundaries
-from apps.lifecycle.services.common import Skip, Superseded, expired, remaining, skipped, take_chunk
+from apps.lifecycle.services.common import (
+    Skip,
+    Superseded,
+    expired,
+    lock_session,
+    remaining,
+    skipped,
+    take_chunk,
+)
 from apps.lifecycle.services.compaction import TURN_FIELDS, session_compact
 from apps.lifecycle.services.extractive import heuristic_facts
 from apps.lifecycle.services.leases import agent_lease, lease_release, lease_ttl, lease_wait
@@ -151,7 +158,7 @@ def _memory_lines(memory: str, values: list[str]) -> str:
 def _write(session, kind, trigger, messages, drafts, got: _Extracted, key, expected) -> Run:
     agent = session.agent
     with transaction.atomic():
-        lock_agent(agent)
+        lock_session(session)
         if run_applied(agent=agent, key=key) is not None:
             raise Superseded
         if not flush_cursor_write(

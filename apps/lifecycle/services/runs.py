@@ -58,11 +58,13 @@ def run_record(
     error: str = "",
     details: dict | None = None,
 ) -> Run:
-    """Write one Run row (inside the caller's transaction when the run applied writes)."""
+    """Write one Run row (inside the caller's transaction when the run applied writes). A
+    session removed during the run is named by its key only: the log outlives it."""
     answer = answer or Answer(status="")
+    linked = session if session is not None and _exists(session) else None
     return Run.objects.create(
         agent=agent,
-        session=session,
+        session=linked,
         session_key=session.key if session is not None else "",
         kind=kind,
         trigger=trigger,
@@ -90,3 +92,7 @@ def fallback_reason(answer: Answer) -> str:
     return {"ok": "unparseable", "not_configured": "not_configured", "timeout": "timeout"}.get(
         answer.status, "error"
     )
+
+
+def _exists(session) -> bool:
+    return type(session).objects.filter(pk=session.pk).exists()

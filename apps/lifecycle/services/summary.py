@@ -13,17 +13,25 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from apps.agents.locks import lock_agent
 from apps.conversations import selectors as conv
 from apps.conversations.models import Message, Session
 from apps.conversations.services import Cursor, summary_write
 from apps.lifecycle.models import APPLIED, Run, RunKind, RunStatus
-from apps.lifecycle.services.common import Skip, Superseded, expired, remaining, skipped, take_chunk
+from apps.lifecycle.services.common import (
+    Skip,
+    Superseded,
+    expired,
+    lock_session,
+    remaining,
+    skipped,
+    take_chunk,
+)
 from apps.lifecycle.services.extractive import extractive_summary
 from apps.lifecycle.services.leases import lease_acquire, lease_extend, lease_release, lease_ttl
 from apps.lifecycle.services.llm import Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import summary_prompt
 from apps.lifecycle.services.runs import MessageRange, range_key, run_applied, run_record
+from apps.providers.tokens import count_tokens
 
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```\s*$", re.S)
 
@@ -109,7 +117,7 @@ def _summarize_chunk(session: Session, trigger: str, chunk: _Chunk, deadline) ->
     ok = answer.ok
     try:
         with transaction.atomic():
-            lock_agent(agent)
+            lock_session(session)
             if run_applied(agent=agent, key=key) is not None or not summary_write(
                 session=session,
                 content=text,
@@ -127,7 +135,7 @@ def _summarize_chunk(session: Session, trigger: str, chunk: _Chunk, deadline) ->
                 answer=answer,
                 rng=rng,
                 key=key,
-                details={"summary_tokens": len(text.split())},
+                details={"summary_tokens": count_tokens(text)},
             )
     except Superseded:
         return run_record(

@@ -1,0 +1,84 @@
+"""A real Celery worker in its own process, on the test database and the configured broker:
+for tests that must kill a worker (kill -9) and see what its broker does about it.
+
+The worker inherits MEMORYHUB_DATA_DIR (so the filesystem broker's folders), and is pointed
+at pytest-django's test database through DATABASE_URL. Tests using it commit their data:
+mark them `django_db(transaction=True)`.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_database_url() -> str:
+    db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{db['NAME']}"
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+class WorkerProcess:
+    """`celery worker --pool solo` in a new process group; `kill()` is kill -9."""
+
+    def __init__(self, *, env: dict[str, str], log: Path) -> None:
+        self.log = log
+        full_env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "memoryhub.settings.test",
+            "DATABASE_URL": test_database_url(),
+            "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+            **env,
+        }
+        name = f"killable-{uuid.uuid4().hex[:8]}@%h"
+        command = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "memoryhub",
+            "worker",
+            "--pool",
+            "solo",
+            "--loglevel",
+            "INFO",
+            "--without-mingle",
+            "--without-gossip",
+            "-n",
+            name,
+        ]
+        self._out = log.open("ab")
+        self.process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=full_env,
+            stdout=self._out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def kill(self) -> None:
+        """SIGKILL: no warm shutdown, nothing acknowledged or given back."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(10)
+        self._out.close()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(10)
+        if not self._out.closed:
+            self._out.close()
