@@ -1,4 +1,5 @@
-"""memory_search (seed 001): one ranked list over workspace documents, entries and facts."""
+"""memory_search (seed 001): one ranked list over workspace documents, entries, facts and
+seed 004's history entries."""
 
 from dataclasses import dataclass
 
@@ -11,7 +12,7 @@ from apps.search.hybrid import Scope, hybrid_search
 
 @dataclass(frozen=True)
 class MemoryHit:
-    source: str  # document | entry | fact
+    source: str  # document | entry | fact | history
     id: int
     name: str  # entry name, or "category/key" for a fact
     content: str
@@ -20,15 +21,19 @@ class MemoryHit:
 
 
 def memory_search(*, agent: Agent, query: str, k: int | None = None) -> list[MemoryHit]:
-    """BM25 over entries (documents included) and vector + keyword over current facts, fused
-    by RRF. Without an embedder the keyword legs still answer."""
+    """BM25 over entries (documents and archives included), vector + keyword over current
+    facts and history entries, fused by RRF. Without an embedder the keyword legs answer."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must not be empty", loc=["body", "query"])
     k = k or agent.config.memory_search_k
     result = hybrid_search(
         agent_id=agent.pk,
         query=query,
-        scopes=[Scope("entries"), Scope("facts", queryset=facts_current(agent=agent))],
+        scopes=[
+            Scope("entries"),
+            Scope("facts", queryset=facts_current(agent=agent)),
+            Scope("history"),
+        ],
         limit=k,
         depth=max(k * 2, 20),  # each leg ranks deeper than k so fusion has something to fuse
         require_vector=False,

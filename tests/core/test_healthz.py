@@ -16,7 +16,10 @@ def test_healthz_reports_database_broker_and_providers():
     assert body["database"]["detail"].startswith(VENDOR)
     assert body["broker"]["ok"] is True
     assert body["providers"]["embedding"]["ok"] is True
-    assert body["providers"]["llm"]["ok"] is True
+    assert body["providers"]["llm"] == {
+        "ok": True,
+        "detail": "not configured — extractive fallback",
+    }
 
 
 def test_healthz_is_503_when_the_broker_is_down(settings):

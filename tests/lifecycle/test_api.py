@@ -193,3 +193,36 @@ def test_runs_and_history_of_another_agent_are_invisible(other_api, agent, sessi
 def test_every_lifecycle_endpoint_needs_a_key(client, method, path):
     response = getattr(client, method)(f"/api/v1{path}")
     assert response.status_code == 401
+
+
+def test_memory_search_finds_history_entries_by_words_and_meaning(
+    api, agent, session, django_capture_on_commit_callbacks
+):
+    add(session, "We deployed the sandbox cluster on Friday.", "Great.", role=None)
+    with django_capture_on_commit_callbacks(execute=True):  # the entry's embedding task
+        api.post(f"/sessions/{session.id}/consolidate")
+
+    items = api.post("/memory/search", {"query": "sandbox cluster"}).json()["items"]
+
+    [hit] = [i for i in items if i["source"] == "history"]
+    entry = HistoryEntry.objects.get(agent=agent)
+    assert (hit["id"], hit["content"], sorted(hit["legs"])) == (
+        entry.pk,
+        entry.content,
+        ["bm25", "vector"],
+    )
+    assert hit["name"] == f"HISTORY {entry.created_at:%Y-%m-%d %H:%M}"
+
+
+def test_the_admin_lists_runs_and_history_with_filters(admin_client, agent, session):
+    failed = _run(agent, session, kind="consolidate", status="failed", error="HTTP 500")
+    _run(agent, session, kind="summary", status="ok")
+    _history(agent, session, datetime(2026, 1, 1, tzinfo=UTC), "Talked about tea.")
+
+    runs = admin_client.get("/admin/lifecycle/run/", {"status": "failed"})
+    history = admin_client.get("/admin/lifecycle/historyentry/")
+    detail = admin_client.get(f"/admin/lifecycle/run/{failed.pk}/change/")
+
+    assert [r.pk for r in runs.context["cl"].result_list] == [failed.pk]
+    assert "Talked about tea." in history.content.decode()
+    assert detail.status_code == 200 and "HTTP 500" in detail.content.decode()
