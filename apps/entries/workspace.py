@@ -227,19 +227,10 @@ def _items(files: dict[str, str], manifest: dict | None) -> list[_Item]:
     return items
 
 
-@transaction.atomic
-def workspace_import(
-    *, agent: Agent, data: bytes, force: bool = False, changed_by: str = "agent"
-) -> ImportResult:
-    """Load an exported workspace; Conflict if any name exists and `force` is not set.
-    Generated files come back in the result, for the app that renders them."""
-    files, manifest = _read_archive(data)
-    generated = _split_generated(files, manifest)
-    items = _items(files, manifest)
-    lock_agent(agent)
+def _check_names(items: list[_Item], existing: dict, alias_owner: dict, force: bool) -> None:
+    """Conflict for a taken name (unless `force`), and even with force for a name owned by
+    an entry outside the archive or a path that would nest in one."""
     incoming = {i.name for i in items}
-    existing = {e.name: e for e in Entry.objects.filter(agent=agent)}
-    alias_owner = dict(EntryAlias.objects.filter(agent=agent).values_list("name", "entry__name"))
     taken = sorted(
         label
         for item in items
@@ -252,7 +243,6 @@ def workspace_import(
         )
     for item in items:
         for label in (item.name, *item.aliases):
-            # Even with force, a label owned by an entry outside the archive is not stolen.
             owner = label if label in existing else alias_owner.get(label)
             if owner is not None and owner not in incoming:
                 raise Conflict(f"'{label}' belongs to entry '{owner}', which is not imported")
@@ -262,9 +252,13 @@ def workspace_import(
         clash = next((n for n in existing if n.startswith(item.name + "/")), None)
         if clash is not None and clash not in incoming:
             raise Conflict(f"'{item.name}' is a folder of entry '{clash}'")
+
+
+def _write_items(agent: Agent, items: list[_Item], existing: dict, changed_by: str) -> int:
+    """Create or overwrite each entry with its aliases; returns how many were overwritten."""
     now = timezone.now()
     overwritten = 0
-    EntryAlias.objects.filter(agent=agent, entry__name__in=incoming).delete()
+    EntryAlias.objects.filter(agent=agent, entry__name__in=[i.name for i in items]).delete()
     counts = count_tokens_batch([item.content for item in items])
     for item, tokens in zip(items, counts, strict=True):
         entry = existing.get(item.name)
@@ -283,6 +277,23 @@ def workspace_import(
             [EntryAlias(agent=agent, entry=entry, name=a) for a in item.aliases]
         )
         entry_change_record(entry, Action.IMPORT, changed_by, previous=previous)
+    return overwritten
+
+
+@transaction.atomic
+def workspace_import(
+    *, agent: Agent, data: bytes, force: bool = False, changed_by: str = "agent"
+) -> ImportResult:
+    """Load an exported workspace; Conflict if any name exists and `force` is not set.
+    Generated files come back in the result, for the app that renders them."""
+    files, manifest = _read_archive(data)
+    generated = _split_generated(files, manifest)
+    items = _items(files, manifest)
+    lock_agent(agent)
+    existing = {e.name: e for e in Entry.objects.filter(agent=agent)}
+    alias_owner = dict(EntryAlias.objects.filter(agent=agent).values_list("name", "entry__name"))
+    _check_names(items, existing, alias_owner, force)
+    overwritten = _write_items(agent, items, existing, changed_by)
     return ImportResult(
         created=len(items) - overwritten,
         overwritten=overwritten,

@@ -9,6 +9,8 @@ the window replays from there. Search and /messages still see every message.
 """
 
 import re
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
@@ -60,8 +62,26 @@ def _cut(session: Session, hot: list[Message], keep_last: int | None, trigger: s
     return boundaries.cut_for_size(turns, target=target, limit=limit)
 
 
-def _archive_text(session: Session, prefix: list[Message], deadline) -> tuple[str, Answer, bool]:
-    """The archive's content, the answer behind it, and whether the LLM wrote it."""
+@dataclass(frozen=True)
+class _Plan:
+    """What a compaction will do: archive `prefix`, and move start_at from `start_at` to
+    `cutoff_at` (the first message kept)."""
+
+    start_at: datetime | None
+    prefix: list[Message]
+    cutoff_at: datetime
+    key: str
+
+
+@dataclass(frozen=True)
+class _Archive:
+    text: str
+    answer: Answer
+    by_llm: bool
+
+
+def _archive_text(session: Session, prefix: list[Message], deadline) -> _Archive:
+    """The archive's content (the LLM's summary, or extractive lines) and how it was made."""
     config = session.agent.config
     head = (
         f"# Archive of session {session.key}: {len(prefix)} messages, "
@@ -74,37 +94,35 @@ def _archive_text(session: Session, prefix: list[Message], deadline) -> tuple[st
             timeout=remaining(deadline, config.consolidation_timeout_seconds),
         )
         if answer.ok and answer.text.strip():
-            return head + answer.text.strip() + "\n", answer, True
+            return _Archive(head + answer.text.strip() + "\n", answer, True)
     lines = extractive_lines(prefix)
     if len(lines) > EXTRACTIVE_MAX_LINES:
         half = EXTRACTIVE_MAX_LINES // 2
         lines = [*lines[:half], f"[… {len(lines) - 2 * half} lines …]", *lines[-half:]]
-    return head + "\n".join(lines) + "\n", answer, False
+    return _Archive(head + "\n".join(lines) + "\n", answer, False)
 
 
-def _write(session, trigger, prefix, cutoff_at, start_at, text, answer, by_llm, key) -> Run:
+def _write(session: Session, trigger: str, plan: _Plan, archive: _Archive) -> Run:
     agent = session.agent
-    rng = MessageRange.of(prefix)
     with transaction.atomic():
         lock_session(session)
-        if run_applied(agent=agent, key=key) is not None:
+        if run_applied(agent=agent, key=plan.key) is not None:
             raise Superseded
         name = archive_name_free(agent=agent, prefix=archive_prefix(session))
-        now = timezone.now()
         entry_archive_add(
             agent=agent,
             name=name,
-            content=text,
+            content=archive.text,
             changed_by="compaction",
-            detail=f"session {session.key}: {len(prefix)} messages",
+            detail=f"session {session.key}: {len(plan.prefix)} messages",
         )
         marker = conv_services.session_compact(
             session=session,
-            prefix=prefix,
-            cutoff_at=cutoff_at,
-            expected_start_at=start_at,
+            prefix=plan.prefix,
+            cutoff_at=plan.cutoff_at,
+            expected_start_at=plan.start_at,
             archive_name=name,
-            archived_at=now,
+            archived_at=timezone.now(),
         )
         if marker is None:
             raise Superseded  # another compaction moved start_at first: undo the archive
@@ -113,18 +131,38 @@ def _write(session, trigger, prefix, cutoff_at, start_at, text, answer, by_llm, 
             session=session,
             kind=RunKind.COMPACT,
             trigger=trigger,
-            status=RunStatus.OK if by_llm else RunStatus.FALLBACK,
-            reason="" if by_llm else fallback_reason(answer),
-            answer=answer,
-            rng=rng,
-            key=key,
+            status=RunStatus.OK if archive.by_llm else RunStatus.FALLBACK,
+            reason="" if archive.by_llm else fallback_reason(archive.answer),
+            answer=archive.answer,
+            rng=MessageRange.of(plan.prefix),
+            key=plan.key,
             details={
                 "archive_name": name,
                 "marker_id": marker.pk,
-                "start_at": cutoff_at.isoformat(),
+                "start_at": plan.cutoff_at.isoformat(),
                 "bytes": marker.bytes,
             },
         )
+
+
+def _plan(session: Session, keep_last: int | None, trigger: str) -> _Plan | Skip:
+    """Where to cut the session's hot part, or why not to."""
+    meta = conv.session_meta(session=session)
+    hot = list(conv.hot_messages(session=session).order_by("created_at", "id").only(*TURN_FIELDS))
+    cut = _cut(session, hot, keep_last, trigger)
+    if not cut:
+        over = (
+            keep_last is not None
+            or trigger == Trigger.API
+            or compaction_due(session=session, hot_bytes=sum(m.byte_size for m in hot))
+        )
+        return Skip("nothing_to_do" if not hot else "no_safe_boundary" if over else "under_limit")
+    ids = [m.pk for m in hot[:cut]]
+    prefix = list(conv.session_messages(session=session).filter(pk__in=ids))
+    rng = MessageRange.of(prefix)
+    key = range_key(agent_id=session.agent_id, session_id=session.pk, kind=RunKind.COMPACT, rng=rng)
+    start_at = meta.start_at if meta is not None else None
+    return _Plan(start_at=start_at, prefix=prefix, cutoff_at=hot[cut].created_at, key=key)
 
 
 def session_compact(
@@ -133,52 +171,19 @@ def session_compact(
     """Compact the session if it is over max_history_bytes (always on demand, or keeping
     the last `keep_last` messages for a write-then-compact). Returns the run, if any."""
     agent = session.agent
-    held = lease_acquire(
-        name=f"compact:{session.pk}", ttl=lease_ttl(agent.config.consolidation_timeout_seconds)
-    )
+    ttl = lease_ttl(agent.config.consolidation_timeout_seconds)
+    held = lease_acquire(name=f"compact:{session.pk}", ttl=ttl)
     if held is None:
         return skipped(agent, session, RunKind.COMPACT, trigger, Skip("busy"))
     try:
-        meta = conv.session_meta(session=session)
-        start_at = meta.start_at if meta is not None else None
-        hot = list(
-            conv.hot_messages(session=session).order_by("created_at", "id").only(*TURN_FIELDS)
-        )
-        cut = _cut(session, hot, keep_last, trigger)
-        if not cut:
-            over = (
-                keep_last is not None
-                or trigger == Trigger.API
-                or compaction_due(session=session, hot_bytes=sum(m.byte_size for m in hot))
-            )
-            reason = "nothing_to_do" if not hot else "no_safe_boundary" if over else "under_limit"
-            return skipped(agent, session, RunKind.COMPACT, trigger, Skip(reason))
-        prefix = list(
-            conv.session_messages(session=session).filter(pk__in=[m.pk for m in hot[:cut]])
-        )
-        key = range_key(
-            agent_id=agent.pk,
-            session_id=session.pk,
-            kind=RunKind.COMPACT,
-            rng=MessageRange.of(prefix),
-        )
-        if run_applied(agent=agent, key=key) is not None:
+        plan = _plan(session, keep_last, trigger)
+        if isinstance(plan, Skip):
+            return skipped(agent, session, RunKind.COMPACT, trigger, plan)
+        if run_applied(agent=agent, key=plan.key) is not None:
             return skipped(agent, session, RunKind.COMPACT, trigger, Skip("already_applied"))
-        text, answer, by_llm = _archive_text(session, prefix, deadline)
+        archive = _archive_text(session, plan.prefix, deadline)
         try:
-            return [
-                _write(
-                    session,
-                    trigger,
-                    prefix,
-                    hot[cut].created_at,
-                    start_at,
-                    text,
-                    answer,
-                    by_llm,
-                    key,
-                )
-            ]
+            return [_write(session, trigger, plan, archive)]
         except Superseded:
             return skipped(agent, session, RunKind.COMPACT, trigger, Skip("superseded"))
     finally:

@@ -70,13 +70,12 @@ def ask(messages: list[ChatMessage], *, timeout: float) -> Answer:
     worker.start()
     worker.join(timeout)
     latency = round((time.monotonic() - started) * 1000)
-    if worker.is_alive():
+    if worker.is_alive() or isinstance(box.get("error"), LLMTimeout):
+        # Whichever noticed first (this wait, or the client's socket timeout), the same.
         return Answer(
             TIMEOUT, model=model.name, latency_ms=latency, error=f"no answer within {timeout:.3g} s"
         )
     error = box.get("error")
-    if isinstance(error, LLMTimeout):
-        return Answer(TIMEOUT, model=model.name, latency_ms=latency, error=str(error)[:2000])
     if isinstance(error, LLMError):
         return Answer(FAILED, model=model.name, latency_ms=latency, error=str(error)[:2000])
     if error is not None:

@@ -8,6 +8,7 @@ later chunks wait for the next trigger (seed 000 does not bill them). Without an
 summary is extractive.
 """
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -101,20 +102,18 @@ def _summarize_chunk(session: Session, trigger: str, chunk: _Chunk, deadline) ->
     if run_applied(agent=agent, key=key) is not None:
         return None  # a retried task: this chunk is in the summary already
     text, answer = _generate(session, chunk, deadline)
+    log = functools.partial(
+        run_record,
+        agent=agent,
+        session=session,
+        kind=RunKind.SUMMARY,
+        trigger=trigger,
+        answer=answer,
+        rng=rng,
+    )
     if not text:
         status = RunStatus.TIMEOUT if answer.status == "timeout" else RunStatus.FAILED
-        reason = "empty_answer" if answer.ok else answer.status
-        return run_record(
-            agent=agent,
-            session=session,
-            kind=RunKind.SUMMARY,
-            trigger=trigger,
-            status=status,
-            reason=reason,
-            answer=answer,
-            rng=rng,
-        )
-    ok = answer.ok
+        return log(status=status, reason="empty_answer" if answer.ok else answer.status)
     try:
         with transaction.atomic():
             lock_session(session)
@@ -125,29 +124,14 @@ def _summarize_chunk(session: Session, trigger: str, chunk: _Chunk, deadline) ->
                 expected=chunk.expected,
             ):
                 raise Superseded
-            return run_record(
-                agent=agent,
-                session=session,
-                kind=RunKind.SUMMARY,
-                trigger=trigger,
-                status=RunStatus.OK if ok else RunStatus.FALLBACK,
-                reason="" if ok else "not_configured",
-                answer=answer,
-                rng=rng,
+            return log(
+                status=RunStatus.OK if answer.ok else RunStatus.FALLBACK,
+                reason="" if answer.ok else "not_configured",
                 key=key,
                 details={"summary_tokens": count_tokens(text)},
             )
     except Superseded:
-        return run_record(
-            agent=agent,
-            session=session,
-            kind=RunKind.SUMMARY,
-            trigger=trigger,
-            status=RunStatus.SKIPPED,
-            reason="superseded",
-            answer=answer,
-            rng=rng,
-        )
+        return log(status=RunStatus.SKIPPED, reason="superseded")
 
 
 def session_summarize(
