@@ -256,6 +256,21 @@ class Cursor:
     def of(cls, message: Message) -> "Cursor":
         return cls(at=message.created_at, id=message.id)
 
+    @classmethod
+    def read(cls, meta: SessionMeta | None, name: str) -> "Cursor | None":
+        """The cursor kept in `meta.<name>` and `meta.<name>_id` (None when unset)."""
+        at = getattr(meta, name) if meta is not None else None
+        return cls(at=at, id=getattr(meta, f"{name}_id")) if at is not None else None
+
+
+def _swap_cursor(meta: SessionMeta, name: str, cursor: Cursor, expected: Cursor | None) -> bool:
+    if Cursor.read(meta, name) != expected:
+        return False
+    setattr(meta, name, cursor.at)
+    setattr(meta, f"{name}_id", cursor.id)
+    meta.save(update_fields=[name, f"{name}_id", "updated_at"])
+    return True
+
 
 def summary_write(
     *, session: Session, content: str, cursor: Cursor, expected: Cursor | None
@@ -263,16 +278,8 @@ def summary_write(
     """Save the rolling summary and advance its cursor, only if the cursor is still
     `expected` (compare and set); False when another run moved it first. Atomic."""
     with transaction.atomic():
-        meta = _locked_meta(session)
-        current = (
-            Cursor(meta.summary_cursor, meta.summary_cursor_id)
-            if meta.summary_cursor is not None
-            else None
-        )
-        if current != expected:
+        if not _swap_cursor(_locked_meta(session), "summary_cursor", cursor, expected):
             return False
-        meta.summary_cursor, meta.summary_cursor_id = cursor.at, cursor.id
-        meta.save(update_fields=["summary_cursor", "summary_cursor_id", "updated_at"])
         Summary.objects.update_or_create(session=session, defaults={"content": content})
     return True
 
@@ -280,17 +287,7 @@ def summary_write(
 def flush_cursor_write(*, session: Session, cursor: Cursor, expected: Cursor | None) -> bool:
     """Advance the flush cursor if it is still `expected` (compare and set). Atomic."""
     with transaction.atomic():
-        meta = _locked_meta(session)
-        current = (
-            Cursor(meta.flush_cursor, meta.flush_cursor_id)
-            if meta.flush_cursor is not None
-            else None
-        )
-        if current != expected:
-            return False
-        meta.flush_cursor, meta.flush_cursor_id = cursor.at, cursor.id
-        meta.save(update_fields=["flush_cursor", "flush_cursor_id", "updated_at"])
-    return True
+        return _swap_cursor(_locked_meta(session), "flush_cursor", cursor, expected)
 
 
 def session_compact(

@@ -205,9 +205,7 @@ def _flush_chunk(session, kind, trigger, messages, deadline) -> Run | None:
     if run_applied(agent=agent, key=key) is not None:
         return None
     meta = conv.session_meta(session=session)
-    expected = (
-        Cursor(meta.flush_cursor, meta.flush_cursor_id) if meta and meta.flush_cursor else None
-    )
+    expected = Cursor.read(meta, "flush_cursor")
     got = _extract(session, messages, deadline)
     drafts = _drafts(session, got.found)
     try:

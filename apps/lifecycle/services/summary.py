@@ -62,11 +62,7 @@ def _next_chunk(session: Session, through: Message | None) -> _Chunk | None:
     if not messages:
         return None
     summary = conv.session_summary(session=session)
-    expected = (
-        Cursor(meta.summary_cursor, meta.summary_cursor_id)
-        if meta is not None and meta.summary_cursor is not None
-        else None
-    )
+    expected = Cursor.read(meta, "summary_cursor")
     return _Chunk(messages, summary.content if summary else "", expected)
 
 
