@@ -2,7 +2,8 @@
 triggers summarise, consolidate and compact, against a model that answers in 200 ms.
 
     [DATABASE_URL=... CACHE_URL=...] .venv/bin/python bench/lifecycle.py \
-        [--sessions 100] [--messages 200] [--batch 10] [--latency 0.2] [--threads 4]
+        [--sessions 100] [--messages 200] [--batch 10] [--latency 0.2] [--threads 4] \
+        [--max-history-bytes 16384]
 
 Uses the test settings (HashEmbedder, tasks run inline right after each commit: the work a
 worker would do, in the appending thread) on whatever DATABASE_URL names, SQLite in a fresh
@@ -10,10 +11,11 @@ temporary folder by default. The model is the tests' loopback OpenAI-compatible 
 waits --latency seconds, then answers each lifecycle prompt the way a concise model would
 (a summary of about 300 words, a history paragraph, one new MEMORY.md line kept under 8 KiB,
 an archive paragraph, the user's first-person facts), without a `usage` block, so token
-counts are memoryhub's own WordPiece estimates. One agent
-("bench-lifecycle") holds every session, with max_history_bytes 16 KiB so each session is
-compacted. Reported: runs by kind and status, runs per second, LLM calls and tokens per 1,000
-messages, and get_context tokens just before and just after each session's first compaction.
+counts are memoryhub's own WordPiece estimates. One agent ("bench-lifecycle") holds every
+session, with max_history_bytes 16 KiB so each session is compacted (--max-history-bytes
+5242880 is the default, which these sessions never reach). Reported: runs by kind and
+status, runs per second, LLM calls and tokens per 1,000 messages, and get_context and
+hot-history tokens just before and after each session's first compaction.
 """
 
 import argparse
@@ -164,6 +166,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=10)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--max-history-bytes", type=int, default=16 * 1024)
     args = parser.parse_args()
 
     logging.getLogger().setLevel(logging.WARNING)  # the inline tasks log every run
@@ -179,7 +182,7 @@ def main() -> None:
     settings.MEMORYHUB_PROVIDER_GUARD = "log"
     Agent.objects.filter(slug="bench-lifecycle").delete()
     agent = agent_create(slug="bench-lifecycle")
-    agent.settings = {"max_history_bytes": 16 * 1024}
+    agent.settings = {"max_history_bytes": args.max_history_bytes}
     agent.save()
     sessions = [Session.objects.create(agent=agent, key=f"s{i}") for i in range(args.sessions)]
     out: dict = {}
@@ -209,6 +212,7 @@ def report(agent, args, model, elapsed, out) -> None:
         f"({total}), batches of {args.batch}, {args.threads} threads, model latency "
         f"{args.latency * 1000:.0f} ms"
     )
+    print(f"max_history_bytes: {args.max_history_bytes}")
     print(f"wall time: {elapsed:.1f} s; appends: {total / elapsed:.0f} messages/s")
     print(f"runs: {runs.count()} ({runs.count() / elapsed:.2f} per second)")
     for row in by:
