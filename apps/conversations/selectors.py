@@ -73,13 +73,16 @@ def session_summary(*, session: Session) -> Summary | None:
     return Summary.objects.filter(session=session).first()
 
 
+def _hot(qs: QuerySet[Message], meta: SessionMeta | None) -> QuerySet[Message]:
+    if meta is not None and meta.start_at is not None:
+        return qs.filter(created_at__gte=meta.start_at)
+    return qs
+
+
 def hot_messages(*, session: Session) -> QuerySet[Message]:
     """Messages at or after the latest compaction cutoff (the hot window's pool)."""
     qs = Message.objects.filter(session=session).defer("embedding")
-    meta = session_meta(session=session)
-    if meta is not None and meta.start_at is not None:
-        qs = qs.filter(created_at__gte=meta.start_at)
-    return qs
+    return _hot(qs, session_meta(session=session))
 
 
 def session_recent_messages(*, session: Session, limit: int) -> list[Message]:
@@ -143,10 +146,11 @@ def session_messages(*, session: Session) -> QuerySet[Message]:
     return Message.objects.filter(session=session).defer("embedding").order_by("created_at", "id")
 
 
-def window_first(*, session: Session) -> Message | None:
-    """The oldest message of the hot window (None: the window is empty)."""
+def window_first(*, session: Session, meta: SessionMeta | None) -> Message | None:
+    """The oldest message of the hot window, only its id and time (None: it is empty)."""
     size = session.agent.config.max_history_messages
-    rows = list(hot_messages(session=session).order_by("-created_at", "-id")[:size])
+    qs = _hot(Message.objects.filter(session=session), meta)
+    rows = list(qs.order_by("-created_at", "-id").only("id", "created_at")[:size])
     return rows[-1] if rows else None
 
 
@@ -156,7 +160,7 @@ def messages_left_window(*, session: Session, meta: SessionMeta | None) -> Query
     qs = session_messages(session=session)
     if meta is not None and meta.summary_cursor is not None:
         qs = qs.filter(after(meta.summary_cursor, meta.summary_cursor_id))
-    first = window_first(session=session)
+    first = window_first(session=session, meta=meta)
     if first is None:
         return qs.none()
     return qs.filter(before(first.created_at, first.id))

@@ -28,7 +28,7 @@ def after_append(*, session: Session) -> list[str]:
     sid = str(session.pk)
     meta = conv.session_meta(session=session)
     due = []
-    if services.summary_due(session=session) and _enqueue(
+    if services.summary_due(session=session, meta=meta) and _enqueue(
         "summary", session, lambda: tasks.summarize_task.delay(sid, Trigger.AUTO)
     ):
         due.append("summary")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from apps.conversations import selectors as conv
-from apps.conversations.models import Message, Session
+from apps.conversations.models import Message, Session, SessionMeta
 from apps.conversations.services import Cursor, summary_write
 from apps.lifecycle.models import APPLIED, Run, RunKind, RunStatus
 from apps.lifecycle.services.common import (
@@ -44,10 +44,13 @@ class _Chunk:
     expected: Cursor | None  # the cursor the chunk was read at (compare and set)
 
 
-def pending_summary(*, session: Session, through: Message | None = None):
+def pending_summary(
+    *, session: Session, through: Message | None = None, meta: SessionMeta | None = None
+):
     """Messages due for the rolling summary: after the cursor, out of the hot window (and
-    at or before `through`, when given), oldest first."""
-    qs = conv.messages_left_window(session=session, meta=conv.session_meta(session=session))
+    at or before `through`, when given), oldest first. `meta`: the session's, if read."""
+    meta = meta if meta is not None else conv.session_meta(session=session)
+    qs = conv.messages_left_window(session=session, meta=meta)
     if through is not None:
         qs = qs.exclude(conv.after(through.created_at, through.id))
     return qs
@@ -155,7 +158,7 @@ def session_summarize(
     return runs or skipped(agent, session, RunKind.SUMMARY, trigger, Skip("nothing_to_do"))
 
 
-def summary_due(*, session: Session) -> bool:
+def summary_due(*, session: Session, meta: SessionMeta | None = None) -> bool:
     """Seed 000's automatic trigger: at least max_history_messages have left the window."""
     n = session.agent.config.max_history_messages
-    return pending_summary(session=session)[:n].count() >= n
+    return pending_summary(session=session, meta=meta)[:n].count() >= n
