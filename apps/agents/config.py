@@ -59,8 +59,9 @@ class AgentConfig:
     # messages no LLM consolidation covered are archived whole before they go; "always":
     # every message a reset deletes is archived whole.
     reset_archive: Literal["fallback", "always"] = "fallback"
-    # --- learnings (seed 000) ---
-    error_memory_ttl_days: Positive = 90
+    # --- learnings and error memory (seeds 000, 001) ---
+    error_memory_ttl_days: Positive = 90  # an error record's life, refreshed on every hit
+    error_hints_limit: NonNegative = 5  # hints per failing tool (append, get_context)
     # --- long-term memory: facts (seed 001, seed 002) ---
     fact_dedup_threshold: Ratio = 0.92  # same-category cosine at or above this is one fact
     fact_default_importance: Ratio = 0.5  # importance of a fact saved without one

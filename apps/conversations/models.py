@@ -123,6 +123,9 @@ class Message(models.Model):
     tool_call_id = models.CharField(max_length=200, null=True, blank=True)
     tool_name = models.CharField(max_length=200, null=True, blank=True)
     tool_calls_json = models.JSONField(null=True, blank=True)
+    # A failing tool call (`is_error: true`): True, else None. Nullable so adding it is an
+    # ALTER TABLE ADD COLUMN on SQLite (a table remake would drop the search triggers).
+    is_error = models.BooleanField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     importance = models.FloatField(default=0.5)
     metadata = models.JSONField(default=dict, blank=True)

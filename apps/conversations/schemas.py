@@ -67,6 +67,11 @@ class MessageIn(Schema):
     importance: float | None = Field(None, ge=0.0, le=1.0)
     metadata: dict[str, Any] = Field(default_factory=dict)
     idempotency_key: str | None = Field(None, min_length=1, max_length=200)
+    is_error: bool = Field(
+        False,
+        description="A tool message whose call failed: recorded in error memory, and the "
+        "append's response carries hints from earlier failures of the tool.",
+    )
 
 
 class MessageOut(Schema):
@@ -83,10 +88,15 @@ class MessageOut(Schema):
     metadata: dict[str, Any]
     token_count: int
     embedded: bool = False
+    is_error: bool = False
 
     @staticmethod
     def resolve_embedded(obj: Any) -> bool:
         return bool(obj.embedding_model)
+
+    @staticmethod
+    def resolve_is_error(obj: Any) -> bool:
+        return bool(obj.is_error)
 
 
 class MessagePage(Schema):

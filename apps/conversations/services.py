@@ -42,6 +42,7 @@ class NewMessage:
     importance: float | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     idempotency_key: str | None = None
+    is_error: bool = False  # a tool message reporting its call failed
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class AppendResult:
     messages: list[Message]  # in request order; a repeated idempotency key gives the stored row
     created: int
     deduplicated: int
+    created_ids: frozenset = frozenset()  # the rows this append stored (not deduplicated)
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,8 @@ def _validate_batch(agent: Agent, messages: Sequence[NewMessage], max_batch: int
         loc = ["body", "messages", i]
         if msg.role not in Role.values:
             raise InvalidInput(f"unknown role '{msg.role}'", loc=[*loc, "role"])
+        if msg.is_error and msg.role != Role.TOOL:
+            raise InvalidInput("is_error is for tool messages", loc=[*loc, "is_error"])
         if msg.content is None and not msg.tool_calls:
             raise InvalidInput(
                 "content is required (it may be null only with tool_calls)", loc=[*loc, "content"]
@@ -206,6 +210,7 @@ def _append_once(session, agent, config, messages, times, tokens) -> AppendResul
             tool_call_id=msg.tool_call_id,
             tool_name=msg.tool_name,
             tool_calls_json=msg.tool_calls,
+            is_error=True if msg.is_error else None,
             created_at=created_at,
             importance=(
                 msg.importance
@@ -228,7 +233,10 @@ def _append_once(session, agent, config, messages, times, tokens) -> AppendResul
         working_memory.invalidate(session.id)
         schedule_embedding(corpus="messages", ids=[m.id for m in to_create])
     return AppendResult(
-        messages=ordered, created=len(to_create), deduplicated=len(messages) - len(to_create)
+        messages=ordered,
+        created=len(to_create),
+        deduplicated=len(messages) - len(to_create),
+        created_ids=frozenset(m.id for m in to_create),
     )
 
 

@@ -7,9 +7,10 @@ carries no timestamp, so exporting an imported archive reproduces it byte for by
 Import reads members in memory only (nothing touches the disk), refuses links, devices and
 unsafe paths, and overwrites existing entries only with `force`.
 
-Generated files (seed 004's memory/HISTORY*.md, rendered by apps.lifecycle) travel in the
-archive too, listed under "generated" in the manifest; import hands them back to the caller
-instead of making entries of them.
+Generated files (seed 004's memory/HISTORY*.md, rendered by apps.lifecycle, and seed 001's
+learnings/*.md, rendered by apps.learnings) travel in the archive too, listed under
+"generated" in the manifest; import hands them back to the caller instead of making entries
+of them.
 """
 
 import gzip
@@ -155,7 +156,7 @@ def _read_archive(data: bytes) -> tuple[dict[str, str], dict | None]:
                 except (UnicodeDecodeError, ValueError) as exc:
                     raise InvalidInput("the manifest is not valid JSON", loc=loc) from exc
                 continue
-            if not names.is_history(path):
+            if not names.is_generated(path):
                 names.validate_name(path, loc=[*loc, member.name])
             if path in files:
                 raise InvalidInput(f"'{path}' appears twice in the archive", loc=loc)
@@ -179,7 +180,7 @@ def _split_generated(files: dict[str, str], manifest: dict | None) -> dict[str, 
         not isinstance(listed, list) or not all(isinstance(n, str) for n in listed)
     ):
         raise InvalidInput("the manifest's 'generated' is not a list of names", loc=["body"])
-    wanted = {n for n in files if names.is_history(n)} | set(listed or ())
+    wanted = {n for n in files if names.is_generated(n)} | set(listed or ())
     return {n: files.pop(n) for n in sorted(wanted) if n in files}
 
 

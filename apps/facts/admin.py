@@ -1,7 +1,10 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
+from apps.core.errors import ApplicationError
 from apps.facts.models import Category, Fact, FactVersion
-from apps.facts.services import fact_update
+from apps.facts.services import fact_merge, fact_update, facts_approve
 from apps.search.admin import embedding_status_filter
 
 
@@ -20,19 +23,77 @@ class FactVersionInline(admin.TabularInline):
 
 @admin.register(Fact)
 class FactAdmin(admin.ModelAdmin):
-    list_display = ["key", "category", "agent", "short_value", "importance", "salience",
-                    "access_count", "source", "valid_to"]  # fmt: skip
-    list_filter = ["source", ("valid_to", admin.EmptyFieldListFilter), "agent", "category__name",
-                   embedding_status_filter("facts")]  # fmt: skip
+    list_display = [
+        "key",
+        "category",
+        "agent",
+        "short_value",
+        "status",
+        "importance",
+        "salience",
+        "access_count",
+        "source",
+        "valid_to",
+    ]
+    list_filter = [
+        "status",
+        "source",
+        ("valid_to", admin.EmptyFieldListFilter),
+        "agent",
+        "category__name",
+        embedding_status_filter("facts"),
+    ]
     search_fields = ["key", "value", "category__name"]
     list_select_related = ["category", "agent"]
-    readonly_fields = ["agent", "normalized", "access_count", "last_accessed_at", "salience",
-                       "embedding_model", "embedding_error", "embedding_attempts", "session",
-                       "valid_from", "valid_to", "superseded_by", "created_at",
-                       "updated_at"]  # fmt: skip
+    readonly_fields = [
+        "agent",
+        "normalized",
+        "access_count",
+        "last_accessed_at",
+        "salience",
+        "embedding_model",
+        "embedding_error",
+        "embedding_attempts",
+        "session",
+        "valid_from",
+        "valid_to",
+        "superseded_by",
+        "created_at",
+        "updated_at",
+    ]
     exclude = ["embedding"]
     inlines = [FactVersionInline]
     date_hierarchy = "created_at"
+    actions = ["approve", "merge"]
+
+    @admin.action(description="Approve (pending facts become active)")
+    def approve(self, request: HttpRequest, queryset: QuerySet) -> None:
+        who = f"admin:{request.user.get_username()}"
+        done = sum(
+            facts_approve(
+                agent=agent, facts=[f for f in queryset if f.agent_id == agent.pk], changed_by=who
+            )
+            for agent in {f.agent for f in queryset}
+        )
+        self.message_user(request, f"{done} fact(s) approved.")
+
+    @admin.action(description="Merge two duplicates (into the older, keeping both histories)")
+    def merge(self, request: HttpRequest, queryset: QuerySet) -> None:
+        facts = sorted(queryset, key=lambda f: f.pk)
+        if len(facts) != 2 or facts[0].agent_id != facts[1].agent_id:
+            self.message_user(request, "Select exactly two facts of one agent.", messages.ERROR)
+            return
+        try:
+            kept = fact_merge(
+                agent=facts[0].agent,
+                keep=facts[0],
+                other=facts[1],
+                changed_by=f"admin:{request.user.get_username()}",
+            )
+        except ApplicationError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return
+        self.message_user(request, f"Fact #{facts[1].pk} merged into #{kept.pk}.")
 
     @admin.display(description="value")
     def short_value(self, obj: Fact) -> str:

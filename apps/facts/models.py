@@ -14,6 +14,11 @@ class Source(models.TextChoices):
     USER = "user"
 
 
+class FactStatus(models.TextChoices):
+    ACTIVE = "active"
+    PENDING = "pending"  # waits for review: not recalled, not in get_context, until approved
+
+
 class Category(models.Model):
     """A group of facts with an embedding of its name (seed 001's categories + categories_vec)."""
 
@@ -41,6 +46,10 @@ class FactQuerySet(models.QuerySet):
         """Facts not superseded (valid_to is unset)."""
         return self.filter(valid_to__isnull=True)
 
+    def usable(self) -> "FactQuerySet":
+        """Current facts that recall, memory_search and get_context may return (approved)."""
+        return self.current().filter(status=FactStatus.ACTIVE)
+
 
 class Fact(models.Model):
     """Something an agent deliberately remembers (seeds 001, 002), with salience and history.
@@ -56,6 +65,7 @@ class Fact(models.Model):
     # SHA-256 of the lower-cased, punctuation- and space-collapsed value: the exact-dedup key.
     normalized = models.CharField(max_length=64, db_index=False)
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.AGENT)
+    status = models.CharField(max_length=16, choices=FactStatus.choices, default=FactStatus.ACTIVE)
     importance = models.FloatField(default=0.5)
     access_count = models.PositiveIntegerField(default=0)
     last_accessed_at = models.DateTimeField(null=True, blank=True)

@@ -13,6 +13,7 @@ class FactOut(Schema):
     key: str
     value: str
     source: str
+    status: str
     importance: float
     access_count: int
     last_accessed_at: datetime | None

@@ -64,6 +64,11 @@ def facts_current(*, agent: Agent) -> QuerySet[Fact]:
     return Fact.objects.current().filter(agent=agent)
 
 
+def facts_usable(*, agent: Agent) -> QuerySet[Fact]:
+    """The agent's current facts that are not waiting for review."""
+    return Fact.objects.usable().filter(agent=agent)
+
+
 def _current(agent: Agent, category_ids: list[int] | None) -> QuerySet[Fact]:
     qs = facts_current(agent=agent)
     if category_ids is not None:
@@ -106,7 +111,7 @@ def facts_salient(*, agent: Agent, threshold: float, limit: int) -> list[Fact]:
     if limit <= 0:
         return []
     return list(
-        Fact.objects.current()
+        Fact.objects.usable()
         .filter(agent=agent, salience__gte=threshold)
         .select_related("category")
         .defer(*VECTORS)

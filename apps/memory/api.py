@@ -10,6 +10,7 @@ from apps.conversations.schemas import MessagePage, MessageQuery
 from apps.conversations.selectors import messages_page, session_get
 from apps.conversations.services import NewMessage
 from apps.facts.schemas import save_out
+from apps.learnings.schemas import hint_out
 from apps.memory import selectors, services
 from apps.memory.schemas import (
     AppendOut,
@@ -70,6 +71,7 @@ def append_messages(request, session_id: str, payload: MessagesIn):
                 importance=m.importance,
                 metadata=m.metadata,
                 idempotency_key=m.idempotency_key,
+                is_error=m.is_error,
             )
             for m in payload.messages
         ],
@@ -83,6 +85,7 @@ def append_messages(request, session_id: str, payload: MessagesIn):
             "deduplicated": result.deduplicated,
             "messages": result.messages,
             "lifecycle": done.lifecycle,
+            "hints": [hint_out(h) for h in done.hints],
         },
     )
 
@@ -226,7 +229,7 @@ def export_workspace(request):
 @router.post("/workspace/import", response={201: ImportOut})
 def import_workspace(request, query: Query[ImportQuery]):
     """Load an exported archive (the raw request body); 409 on existing names unless force.
-    History files become history entries again (an entry already present is not doubled)."""
+    History and learnings files become rows again (one already present is not doubled)."""
     loaded = services.workspace_load(agent=request.auth, data=request.body, force=query.force)
     result = loaded.entries
     return Status(
@@ -236,5 +239,6 @@ def import_workspace(request, query: Query[ImportQuery]):
             "overwritten": result.overwritten,
             "names": result.names,
             "history_entries": loaded.history_entries,
+            "learnings": loaded.learnings,
         },
     )

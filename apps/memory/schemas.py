@@ -9,6 +9,7 @@ from pydantic import Field
 
 from apps.conversations.schemas import MessageIn, MessageOut
 from apps.facts.schemas import FactOut
+from apps.learnings.schemas import HintOut
 from apps.lifecycle.schemas import RunOut
 
 
@@ -23,6 +24,9 @@ class AppendOut(Schema):
     lifecycle: list[str] = Field(
         description="What the append set off in the background: summary, consolidate, compact."
     )
+    hints: list[HintOut] = Field(
+        description="For failing tool messages: the tool's earlier failures, best first."
+    )
 
 
 class ImportOut(Schema):
@@ -30,6 +34,7 @@ class ImportOut(Schema):
     overwritten: int
     names: list[str]
     history_entries: int
+    learnings: int
 
 
 class SaveIn(Schema):

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from apps.agents.models import Agent
 from apps.core.errors import InvalidInput
-from apps.facts.selectors import facts_current
+from apps.facts.selectors import facts_usable
 from apps.search.corpora import get_corpus
 from apps.search.hybrid import Scope, hybrid_search
 
@@ -31,7 +31,7 @@ def memory_search(*, agent: Agent, query: str, k: int | None = None) -> list[Mem
         query=query,
         scopes=[
             Scope("entries"),
-            Scope("facts", queryset=facts_current(agent=agent)),
+            Scope("facts", queryset=facts_usable(agent=agent)),
             Scope("history"),
         ],
         limit=k,

@@ -15,6 +15,8 @@ from apps.entries import names
 from apps.entries.services import entry_append
 from apps.entries.workspace import ImportResult, workspace_export, workspace_import
 from apps.facts.services import RecallResult, SaveResult, fact_prepare, fact_write, facts_recall
+from apps.learnings.selectors import Hint
+from apps.learnings.services import learnings_files, learnings_import
 from apps.lifecycle.models import Run, Trigger
 from apps.lifecycle.services import (
     history_files,
@@ -24,6 +26,7 @@ from apps.lifecycle.services import (
 )
 from apps.lifecycle.triggers import after_append, context_enqueue
 from apps.memory.context import Context, get_context
+from apps.memory.failures import capture_and_hint, named_failures
 
 
 @dataclass(frozen=True)
@@ -121,32 +124,43 @@ def context_turn(
 class Appended:
     result: AppendResult
     lifecycle: list[str]  # what the append set off: summary, consolidate, compact
+    hints: list[Hint]  # for the tools whose calls failed (seed 000's error memory)
 
 
 def messages_append_turn(
     *, session: Session, messages: list[NewMessage], max_batch: int
 ) -> Appended:
-    """Append, then enqueue what the session now needs (after commit, debounced)."""
+    """Append; record failing tool calls and gather hints for them; then enqueue what the
+    session now needs (after commit, debounced)."""
+    messages, calls = named_failures(session, messages)
     result = messages_append(session=session, messages=messages, max_batch=max_batch)
+    hints = capture_and_hint(session=session, stored=result.messages,
+                             created_ids=result.created_ids, calls=calls)  # fmt: skip
     due = after_append(session=session) if result.created else []
-    return Appended(result=result, lifecycle=due)
+    return Appended(result=result, lifecycle=due, hints=hints)
 
 
 def workspace_archive(*, agent: Agent) -> bytes:
-    """The workspace .tar.gz: entries, with seed 004's history files generated."""
-    return workspace_export(agent=agent, generated=history_files(agent=agent))
+    """The workspace .tar.gz: entries, with the generated files: seed 004's history and
+    seed 001's learnings."""
+    generated = {**history_files(agent=agent), **learnings_files(agent=agent)}
+    return workspace_export(agent=agent, generated=generated)
 
 
 @dataclass(frozen=True)
 class WorkspaceLoaded:
     entries: ImportResult
     history_entries: int
+    learnings: int
 
 
 def workspace_load(*, agent: Agent, data: bytes, force: bool) -> WorkspaceLoaded:
-    """Import a workspace .tar.gz: entries, and history entries from the history files; all
-    or nothing."""
+    """Import a workspace .tar.gz: entries, history entries from the history files and
+    learnings from the learnings files; all or nothing."""
     with transaction.atomic():
         result = workspace_import(agent=agent, data=data, force=force)
-        history = history_import(agent=agent, files=result.generated)
-    return WorkspaceLoaded(entries=result, history_entries=history)
+        history = {n: t for n, t in result.generated.items() if names.is_history(n)}
+        learned = {n: t for n, t in result.generated.items() if n in names.LEARNINGS}
+        added_history = history_import(agent=agent, files=history)
+        added_learnings = learnings_import(agent=agent, files=learned)
+    return WorkspaceLoaded(entries=result, history_entries=added_history, learnings=added_learnings)

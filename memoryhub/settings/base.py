@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "apps.search",
     "apps.facts",
     "apps.entries",
+    "apps.learnings",
     "apps.lifecycle",
     "apps.memory",
 ]
@@ -205,6 +206,12 @@ CELERY_BEAT_SCHEDULE: dict = {
         "schedule": 600.0,
         "options": {"expires": 590},
     },
+    # Hourly: delete error records past their TTL (seed 000's 90 days, refreshed on hit).
+    "expire-error-memory": {
+        "task": "learnings.expire_errors",
+        "schedule": 3600.0,
+        "options": {"expires": 3500},
+    },
     # Hourly: SQLite planner statistics (PRAGMA optimize); a no-op on PostgreSQL.
     "optimize-database": {
         "task": "core.optimize_database",
@@ -214,12 +221,12 @@ CELERY_BEAT_SCHEDULE: dict = {
 }
 
 # --- memoryhub ---------------------------------------------------------------------------
-# get_context's system part, in budget priority order (apps/memory/context/providers.py);
-# a later learnings provider (error memory with TTL) is added here.
+# get_context's system part, in budget priority order (apps/memory/context/providers.py).
 MEMORYHUB_CONTEXT_PROVIDERS = [
     "apps.memory.context.providers.workspace_documents",
     "apps.memory.context.providers.rolling_summary",
-    "apps.memory.context.providers.learnings_files",
+    "apps.memory.context.providers.active_learnings",
+    "apps.memory.context.providers.error_hints",
     "apps.memory.context.providers.salient_facts",
 ]
 MEMORYHUB_PUBLIC_URL = env.str("MEMORYHUB_PUBLIC_URL", default="http://127.0.0.1:8000")

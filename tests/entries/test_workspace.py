@@ -21,7 +21,7 @@ def seed_workspace(agent):
     entry_add(agent=agent, name="SOUL.md", content="Be kind.\r\nBe brief.\n")
     entry_add(agent=agent, name="MEMORY.md", content="- likes tea\n")
     entry_add(agent=agent, name="memory/2026-01-31.md", content="# 2026-01-31\n\n- ünïcode ✓\n")
-    entry_add(agent=agent, name="learnings/errors.md", content="")
+    entry_add(agent=agent, name="notes/empty.md", content="")
     entry_add(
         agent=agent,
         name="archive/chat-1/0001",
@@ -67,10 +67,10 @@ def test_export_lays_out_the_workspace_folder(agent):
         "archive",
         "archive/chat-1",
         "archive/chat-1/0001",
-        "learnings",
-        "learnings/errors.md",
         "memory",
         "memory/2026-01-31.md",
+        "notes",
+        "notes/empty.md",
     ]
     assert files["SOUL.md"] == b"Be kind.\r\nBe brief.\n"
     assert files["memory/2026-01-31.md"] == "# 2026-01-31\n\n- ünïcode ✓\n".encode()
@@ -139,8 +139,12 @@ def test_import_never_overwrites_without_force(api, agent):
     )
     assert forced.status_code == 201
     assert forced.json() == {
-        "created": 1, "overwritten": 1, "names": ["MEMORY.md", "new.md"], "history_entries": 0
-    }  # fmt: skip
+        "created": 1,
+        "overwritten": 1,
+        "names": ["MEMORY.md", "new.md"],
+        "history_entries": 0,
+        "learnings": 0,
+    }
     assert Entry.objects.get(agent=agent, name="MEMORY.md").content == "from archive"
 
 

@@ -38,7 +38,7 @@ def test_an_admin_edit_is_recorded_as_a_version(
         response = admin_client.post(
         f"/admin/facts/fact/{fact.pk}/change/",
             {"category": fact.category_id, "key": "city", "value": "Lives in Hamburg",
-             "source": "agent", "importance": "0.5",
+             "source": "agent", "status": "active", "importance": "0.5",
              "versions-TOTAL_FORMS": "1", "versions-INITIAL_FORMS": "1",
              "versions-MIN_NUM_FORMS": "0", "versions-MAX_NUM_FORMS": "1000",
              "versions-0-id": FactVersion.objects.get(fact=fact).pk, "versions-0-fact": fact.pk},

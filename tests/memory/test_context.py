@@ -5,6 +5,7 @@ import pytest
 from apps.conversations.models import Message, Summary
 from apps.entries.services import entry_add
 from apps.facts.services import fact_save
+from apps.learnings.services import learning_create
 from apps.providers.tokens import count_tokens
 
 pytestmark = pytest.mark.django_db
@@ -55,7 +56,7 @@ def test_empty_memory_gives_an_empty_valid_context(api, session):
 def test_system_part_and_tri_hybrid_messages(api, agent, session):
     for name in ["HEARTBEAT.md", "MEMORY.md", "USER.md", "AGENTS.md", "SOUL.md"]:
         entry_add(agent=agent, name=name, content=f"contents of {name}")
-    entry_add(agent=agent, name="learnings/errors.md", content="grep fails on binary files")
+    learning_create(agent=agent, kind="error", content="grep fails on binary files")
     Summary.objects.create(session=session, content="Earlier we planned a trip.")
     salient = fact_save(agent=agent, content="Allergic to peanuts", category="health",
                         importance=0.9).fact  # fmt: skip

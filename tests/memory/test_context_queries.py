@@ -10,17 +10,19 @@ from apps.conversations.services import NewMessage, messages_append
 from apps.entries.models import Entry
 from apps.entries.services import entry_add
 from apps.facts.services import fact_save
+from apps.learnings.services import learning_create
 from apps.memory.context import get_context
 from apps.providers.embeddings import embed_query
 from apps.search.legs import vector_search
 
 pytestmark = pytest.mark.django_db
 
-# documents + learnings (one query for both providers), summary, salient facts with their
-# categories, salience leg, the relevance leg's message rows; plus the search layer's own
-# statements for the vector query (one on SQLite; on PostgreSQL a savepoint and SET LOCALs
-# around it), measured by `search_statements` so work on apps/search does not break this pin.
-OWN_QUERIES = 5
+# documents, active learnings, summary, salient facts with their categories, salience leg, the
+# relevance leg's message rows (error hints cost nothing while no tool failed); plus the
+# search layer's own statements for the vector query (one on SQLite; on PostgreSQL a savepoint
+# and SET LOCALs around it), measured by `search_statements` so work on apps/search does not
+# break this pin.
+OWN_QUERIES = 6
 # a cold working memory adds the session's compaction cutoff and its hot messages
 WORKING_MEMORY_MISS = 2
 
@@ -28,8 +30,9 @@ WORKING_MEMORY_MISS = 2
 @pytest.fixture
 def memory(agent, session, django_capture_on_commit_callbacks):
     """Every provider and every leg has something to find; returns a function adding more."""
-    for name in ["SOUL.md", "AGENTS.md", "USER.md", "MEMORY.md", "learnings/errors.md"]:
+    for name in ["SOUL.md", "AGENTS.md", "USER.md", "MEMORY.md"]:
         entry_add(agent=agent, name=name, content=f"contents of {name}")
+    learning_create(agent=agent, kind="error", content="grep fails on binary files")
     Summary.objects.create(session=session, content="Earlier we planned a trip.")
 
     def add(n: int, tag: str) -> None:

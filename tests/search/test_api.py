@@ -235,6 +235,7 @@ def test_status_counts_pending_failed_embedded(api, other_api, session, embed_no
         "corpora": {
             "categories": {"vectors": True, **none},
             "entries": {"vectors": False, **none},
+            "errors": {"vectors": True, **none},
             "facts": {"vectors": True, **none},
             "history": {"vectors": True, **none},
             "messages": {"vectors": True, **messages},

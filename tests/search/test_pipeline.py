@@ -26,9 +26,15 @@ NONE = {"embedded": 0, "stale": 0, "pending": 0, "failed": 0}
 
 def test_the_registered_corpora():
     assert [c.name for c in all_corpora()] == [
-        "categories", "entries", "facts", "history", "messages"
+        "categories", "entries", "errors", "facts", "history", "messages"
     ]  # fmt: skip
-    assert [c.name for c in embedding_corpora()] == ["categories", "facts", "history", "messages"]
+    assert [c.name for c in embedding_corpora()] == [
+        "categories",
+        "errors",
+        "facts",
+        "history",
+        "messages",
+    ]
     messages = get_corpus("messages")
     assert (messages.session_field, messages.kind_field, messages.order_fields) == (
         "session", "role", ("created_at", "id"),
@@ -57,6 +63,7 @@ def test_status_counts_every_corpus_for_the_calling_agent(settings, api, other_a
     assert status["corpora"] == {
         "categories": {"vectors": True, **NONE, "failed": 1},  # "profile"'s name
         "entries": {"vectors": False, **NONE},
+        "errors": {"vectors": True, **NONE},
         "facts": {"vectors": True, **NONE, "failed": 1},
         "history": {"vectors": True, **NONE},
         "messages": {"vectors": True, **NONE, "pending": 1},
@@ -138,6 +145,7 @@ def test_reembed_one_corpus(settings, session, capsys):
 
     assert capsys.readouterr().out == (
         "re-embedded 1 categories with fake-hash@384, 0 failed\n"
+        "re-embedded 0 errors with fake-hash@384, 0 failed\n"
         "re-embedded 0 facts with fake-hash@384, 0 failed\n"
         "re-embedded 0 history with fake-hash@384, 0 failed\n"
         "re-embedded 1 messages with fake-hash@384, 0 failed\n"
@@ -158,6 +166,7 @@ def test_healthz_and_the_admin_index_show_the_backlog(settings, session):
 
     assert health["embedding_backlog"] == {
         "categories": {"pending": 0, "failed": 1},
+        "errors": {"pending": 0, "failed": 0},
         "facts": {"pending": 0, "failed": 1},
         "history": {"pending": 0, "failed": 0},
         "messages": {"pending": 2, "failed": 0},

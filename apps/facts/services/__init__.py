@@ -12,6 +12,7 @@ delete), recall. Import from this package.
 
 from apps.facts.services.categories import category_get_or_create, category_vectors
 from apps.facts.services.recall import RecallHit, RecallResult, facts_recall
+from apps.facts.services.review import fact_merge, facts_approve
 from apps.facts.services.salience import (
     fact_reinforce,
     fact_salience,
@@ -33,6 +34,7 @@ __all__ = [
     "clean_key",
     "clean_value",
     "fact_delete",
+    "fact_merge",
     "fact_prepare",
     "fact_reinforce",
     "fact_salience",
@@ -40,6 +42,7 @@ __all__ = [
     "fact_supersede",
     "fact_update",
     "fact_write",
+    "facts_approve",
     "facts_recall",
     "facts_refresh_salience",
     "facts_touch",

@@ -9,7 +9,7 @@ from django.utils import timezone
 from apps.agents.models import Agent
 from apps.core.errors import InvalidInput, NotFound
 from apps.facts import selectors
-from apps.facts.models import Category, Fact
+from apps.facts.models import Category, Fact, FactStatus
 from apps.facts.services.salience import fact_salience, facts_touch
 from apps.facts.services.validation import clean_category
 from apps.providers.embeddings import EmbeddingError, embed_query
@@ -47,6 +47,8 @@ class _Recall:
         config = self.agent.config
         w = config.recall_salience_weight
         for fact, sim in found:
+            if fact.status != FactStatus.ACTIVE:
+                continue  # waiting for review
             score = (1 - w) * sim + w * fact_salience(fact, config=config, now=self.now)
             if replace or fact.pk not in self.hits:
                 self.hits[fact.pk] = RecallHit(fact, sim, score, tier)

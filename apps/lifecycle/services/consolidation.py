@@ -17,6 +17,8 @@ from apps.conversations.services import messages_mark_consolidated
 from apps.entries import names
 from apps.entries.selectors import documents
 from apps.entries.services import entry_put
+from apps.learnings.models import LearningKind, LearningSource
+from apps.learnings.services import learning_create
 from apps.lifecycle.models import HistoryEntry, HistoryKind, Run, RunKind, RunStatus
 from apps.lifecycle.services.common import (
     Skip,
@@ -50,6 +52,7 @@ from apps.providers.llm.jsonparse import parse_llm_json_tiered
 from apps.search.embedding import schedule_embedding
 
 FIELDS = ("history_entry", "memory_update")
+MAX_CORRECTIONS = 20
 
 
 class Busy(Exception):
@@ -65,6 +68,7 @@ class _Result:
     memory_update: str | None
     tier: int | None
     ok: bool
+    corrections: tuple[str, ...] = ()
 
 
 def _chunk(session: Session, keep: int) -> list[Message]:
@@ -95,11 +99,26 @@ def _call(session: Session, messages: list[Message], memory: str, deadline) -> _
     if isinstance(history, str) and history.strip():
         update = parsed.value.get("memory_update")
         update = update if isinstance(update, str) else None
-        return _Result(answer, history.strip(), update, parsed.tier, True)
+        return _Result(
+            answer,
+            history.strip(),
+            update,
+            parsed.tier,
+            True,
+            _corrections(parsed.value.get("corrections")),
+        )
     fallback = raw_fallback(
         messages=messages, last=config.raw_fallback_messages, chars=config.raw_fallback_chars
     )
     return _Result(answer, fallback, None, None, False)
+
+
+def _corrections(value) -> tuple[str, ...]:
+    """Seed 001's corrections from the answer: non-empty strings, at most MAX_CORRECTIONS."""
+    if not isinstance(value, list):
+        return ()
+    found = [" ".join(v.split())[:2000] for v in value if isinstance(v, str) and v.strip()]
+    return tuple(v for v in dict.fromkeys(found) if "\x00" not in v)[:MAX_CORRECTIONS]
 
 
 def _apply_memory(session: Session, result: _Result, memory: str, run_ref: str) -> str:
@@ -152,7 +171,20 @@ def _write(session, trigger, messages, memory, result: _Result, key) -> Run:
         )
         kind = Consolidation.OK if result.ok else Consolidation.FALLBACK
         messages_mark_consolidated(ids=[m.pk for m in messages], kind=kind, at=entry.created_at)
-        run.details = {"history_entry_id": entry.pk, "memory": memory_state}
+        for correction in result.corrections:  # pending until an admin or the agent approves
+            learning_create(
+                agent=agent,
+                kind=LearningKind.CORRECTION,
+                content=correction,
+                source=LearningSource.CONSOLIDATION,
+                session_id=session.pk,
+                session_key=session.key,
+            )
+        run.details = {
+            "history_entry_id": entry.pk,
+            "memory": memory_state,
+            "corrections": len(result.corrections),
+        }
         run.save(update_fields=["details"])
         schedule_embedding(corpus="history", ids=[entry.pk])
     return run

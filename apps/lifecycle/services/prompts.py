@@ -91,7 +91,9 @@ def consolidation_prompt(
     parts = [
         "You are a memory consolidation agent. Return JSON with:\n"
         '  "history_entry": summary paragraph with [YYYY-MM-DD HH:MM] timestamp\n'
-        '  "memory_update": updated long-term memory content\n',
+        '  "memory_update": updated long-term memory content\n'
+        '  "corrections": (optional) a list of the corrections and preferences the user '
+        "stated, each one sentence\n",
         f"## Current Long-term Memory\n{memory.strip() or '(empty)'}\n",
         f"## Conversation to Process\n{transcript(messages)}\n",
     ]

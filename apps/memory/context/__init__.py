@@ -2,7 +2,8 @@
 fitted to a token budget.
 
 Budget priority, highest first: the newest message (truncated if it alone is over budget,
-never dropped), then the system providers in settings order (documents, summary, learnings),
+never dropped), then the system providers in settings order (documents, summary, learnings,
+error hints),
 the rest of the recency leg newest first, high-salience facts, the salience leg, the
 relevance leg. A unit that does not fit whole is dropped and reported; smaller later ones
 may still fit. Tokens are MiniLM WordPiece counts (apps.providers.tokens).
@@ -25,7 +26,8 @@ __all__ = ["Candidate", "Context", "ContextRequest", "Part", "SystemProvider", "
 DEFAULT_PROVIDERS = [
     "apps.memory.context.providers.workspace_documents",
     "apps.memory.context.providers.rolling_summary",
-    "apps.memory.context.providers.learnings_files",
+    "apps.memory.context.providers.active_learnings",
+    "apps.memory.context.providers.error_hints",
     "apps.memory.context.providers.salient_facts",
 ]
 

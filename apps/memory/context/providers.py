@@ -1,13 +1,18 @@
-"""The default system-part providers: workspace documents, summary, learnings, salient facts."""
+"""The default system-part providers: workspace documents, summary, learnings, error hints,
+salient facts."""
 
 from django.utils import timezone
 
-from apps.conversations.selectors import session_summary
+from apps.conversations.selectors import session_recent_messages, session_summary
 from apps.entries import names
 from apps.entries.models import Entry
 from apps.entries.selectors import documents
 from apps.facts.selectors import facts_salient
 from apps.facts.services import fact_salience
+from apps.learnings.models import LearningKind
+from apps.learnings.selectors import error_hints as find_hints
+from apps.learnings.selectors import errors_first_seen_in, learnings_active
+from apps.learnings.services import errors_touch
 from apps.memory.context.types import ContextRequest, Part
 
 # Issue 4's order for the system part; seed 001 loads these into the system prompt.
@@ -15,11 +20,9 @@ DOCUMENTS = (names.SOUL, names.AGENTS, names.USER, names.MEMORY)
 
 
 def _workspace_files(request: ContextRequest) -> dict[str, Entry]:
-    """The documents and learnings files, read once per call for both providers."""
+    """The workspace documents, read once per call."""
     if "workspace_files" not in request.memo:
-        request.memo["workspace_files"] = documents(
-            agent=request.agent, names=(*DOCUMENTS, *names.LEARNINGS)
-        )
+        request.memo["workspace_files"] = documents(agent=request.agent, names=DOCUMENTS)
     return request.memo["workspace_files"]
 
 
@@ -46,9 +49,43 @@ def rolling_summary(request: ContextRequest) -> list[Part]:
     return [Part(kind="summary", name="summary", content=summary.content)]
 
 
-def learnings_files(request: ContextRequest) -> list[Part]:
-    """Seed 001's learnings/errors.md and learnings/corrections.md workspace files."""
-    return _entry_parts(request, "learnings", names.LEARNINGS)
+def active_learnings(request: ContextRequest) -> list[Part]:
+    """Seed 001's learnings, auto-injected each session: the active ones, as the two files
+    learnings/errors.md and learnings/corrections.md (each part fits or drops whole)."""
+    by_kind: dict[str, list[str]] = {}
+    for learning in learnings_active(agent=request.agent):
+        by_kind.setdefault(learning.kind, []).append(f"- {' '.join(learning.content.split())}")
+    files = {
+        LearningKind.ERROR: names.LEARNINGS_ERRORS,
+        LearningKind.CORRECTION: names.LEARNINGS_CORRECTIONS,
+    }
+    return [
+        Part(kind="learnings", name=files[kind], content="\n".join(lines))
+        for kind, lines in sorted(by_kind.items(), key=lambda item: files[item[0]])
+    ]
+
+
+def error_hints(request: ContextRequest) -> list[Part]:
+    """Seed 000's hints for each tool that failed in the session's recent window (the
+    recency leg's messages): apply a resolution, avoid a strategy. Hits refresh the TTL."""
+    recent = session_recent_messages(session=request.session, limit=request.config.recency_limit)
+    failed: dict[str, str] = {}
+    for message in recent:
+        if message.role == "tool" and message.is_error and message.tool_name:
+            failed[message.tool_name] = message.content  # the latest failure of each tool
+    if not failed:
+        return []
+    parts, touched = [], []
+    # A record first seen in this session, with no hit since, is this failure itself.
+    itself = errors_first_seen_in(agent=request.agent, session_id=request.session.pk)
+    for tool, error in failed.items():
+        hints = find_hints(agent=request.agent, tool_name=tool, error=error, exclude=itself)
+        if hints:
+            lines = [f"Tool {tool} failed before:"] + [f"- {h.text}" for h in hints]
+            parts.append(Part(kind="hints", name=f"hints/{tool}", content="\n".join(lines)))
+            touched += [h.record.pk for h in hints]
+    errors_touch(agent=request.agent, ids=touched)
+    return parts
 
 
 def salient_facts(request: ContextRequest) -> list[Part]:

@@ -35,5 +35,5 @@ class Command(BaseCommand):
         self.stdout.write(
             f"imported {len(result.names)} entries "
             f"({result.created} created, {result.overwritten} overwritten) "
-            f"and {loaded.history_entries} history entries"
+            f"and {loaded.history_entries} history entries, {loaded.learnings} learnings"
         )

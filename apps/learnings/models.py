@@ -1,0 +1,135 @@
+"""Seed 000's cross-session error memory and seed 001's learnings."""
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from apps.agents.models import Agent
+from apps.core.fields import VectorField
+from apps.providers.embeddings import EMBEDDING_DIMENSIONS
+
+
+class Outcome(models.TextChoices):
+    OPEN = "open"
+    RESOLVED = "resolved"
+    FAILED = "failed"
+    ABANDONED = "abandoned"
+
+
+class ErrorRecordQuerySet(models.QuerySet):
+    def live(self) -> "ErrorRecordQuerySet":
+        """Records not past their expiry (the beat deletes the others)."""
+        return self.filter(expires_at__gt=timezone.now())
+
+
+class ErrorRecord(models.Model):
+    """A tool failure, what was tried and how it ended (seed 000's error_memory).
+
+    Cross-session: a session's reset or removal leaves it. It lives error_memory_ttl_days
+    (90) after its last hit; every hit (search, hint, get_context) pushes expires_at ahead.
+    """
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="error_records")
+    # By name: domain apps do not import each other (docs/architecture.md).
+    session = models.ForeignKey(
+        "conversations.Session", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    tool_name = models.CharField(max_length=200)
+    error = models.TextField()
+    # SHA-256 of the error text normalised (case, numbers, ids, spacing): the dedup key.
+    normalized = models.CharField(max_length=64)
+    arguments = models.JSONField(default=dict, blank=True)
+    context = models.JSONField(default=dict, blank=True)
+    strategy = models.TextField(blank=True, default="")
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, default=Outcome.OPEN)
+    resolution = models.TextField(blank=True, default="")
+    hit_count = models.PositiveIntegerField(default=0)
+    last_hit_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField()
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    embedding_model = models.CharField(max_length=100, blank=True, default="")
+    embedding_error = models.TextField(blank=True, default="")
+    embedding_attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    objects = ErrorRecordQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(outcome__in=["open", "resolved", "failed", "abandoned"]),
+                name="error_record_outcome",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["agent", "tool_name", "normalized"], name="error_record_dedup"),
+            models.Index(fields=["agent", "-created_at", "-id"], name="error_record_agent_time"),
+            models.Index(fields=["expires_at"], name="error_record_expiry"),
+            models.Index(
+                fields=["agent", "id"],
+                condition=Q(embedding__isnull=True),
+                name="error_record_pending_embedding",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tool_name}: {self.error[:60]}"
+
+
+class LearningKind(models.TextChoices):
+    ERROR = "error"  # learnings/errors.md: tool failures with their context
+    CORRECTION = "correction"  # learnings/corrections.md: user corrections and preferences
+
+
+class LearningSource(models.TextChoices):
+    AGENT = "agent"
+    USER = "user"
+    CONSOLIDATION = "consolidation"
+    ADMIN = "admin"
+
+
+class LearningStatus(models.TextChoices):
+    ACTIVE = "active"  # injected into get_context's system part
+    PENDING = "pending"  # proposed (by consolidation): waits for an admin or the agent
+    ARCHIVED = "archived"
+
+
+class Learning(models.Model):
+    """Seed 001's self-improvement layer: an error or a correction the agent should keep."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="learnings")
+    kind = models.CharField(max_length=16, choices=LearningKind.choices)
+    content = models.TextField()
+    source = models.CharField(
+        max_length=16, choices=LearningSource.choices, default=LearningSource.AGENT
+    )
+    status = models.CharField(
+        max_length=16, choices=LearningStatus.choices, default=LearningStatus.ACTIVE
+    )
+    session = models.ForeignKey(
+        "conversations.Session", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    session_key = models.CharField(max_length=200, blank=True, default="")
+    # The error record it was promoted from, while that record lives.
+    error_record = models.ForeignKey(
+        ErrorRecord, on_delete=models.SET_NULL, null=True, blank=True, related_name="learnings"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=["error", "correction"]), name="learning_kind"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["active", "pending", "archived"]), name="learning_status"
+            ),
+        ]
+        indexes = [models.Index(fields=["agent", "status", "kind"], name="learning_agent_status")]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.content[:60]}"

@@ -1,0 +1,128 @@
+"""Request and response bodies for error memory and learnings."""
+
+import uuid
+from datetime import datetime
+from typing import Any, Literal
+
+from ninja import Schema
+from pydantic import Field
+
+OutcomeName = Literal["open", "resolved", "failed", "abandoned"]
+KindName = Literal["error", "correction"]
+StatusName = Literal["active", "pending", "archived"]
+
+
+class ErrorIn(Schema):
+    tool_name: str = Field(..., max_length=200)
+    error: str
+    arguments: dict[str, Any] | None = None
+    context: dict[str, Any] | None = None
+    strategy: str = Field("", description="What was tried.")
+    outcome: OutcomeName = "open"
+    resolution: str = ""
+    session_id: str | None = Field(None, max_length=200)
+
+
+class ErrorPatch(Schema):
+    outcome: OutcomeName | None = None
+    strategy: str | None = None
+    resolution: str | None = None
+
+
+class ErrorOut(Schema):
+    id: int
+    session_id: uuid.UUID | None
+    tool_name: str
+    error: str
+    arguments: dict[str, Any]
+    context: dict[str, Any]
+    strategy: str
+    outcome: str
+    resolution: str
+    hit_count: int
+    last_hit_at: datetime | None
+    expires_at: datetime
+    created_at: datetime
+    updated_at: datetime
+
+
+class ErrorPage(Schema):
+    items: list[ErrorOut]
+    next_cursor: str | None
+
+
+class ErrorSearchIn(Schema):
+    query: str = Field(..., max_length=4000)
+    tool_name: str | None = Field(None, max_length=200)
+    k: int = Field(10, ge=1, le=100)
+
+
+class ErrorHitOut(Schema):
+    record: ErrorOut
+    score: float
+    legs: dict[str, float]
+
+
+class ErrorSearchOut(Schema):
+    items: list[ErrorHitOut]
+
+
+class HintOut(Schema):
+    """Seed 000's hint: "apply: <resolution>", "avoid: <strategy>" or "seen before"."""
+
+    tool_name: str
+    error_id: int
+    outcome: str
+    rule: Literal["apply", "avoid", "seen before"]
+    text: str
+    error: str
+    strategy: str
+    resolution: str
+    similarity: float
+
+
+class LearningIn(Schema):
+    kind: KindName
+    content: str
+    source: Literal["agent", "user"] = "agent"
+    session_id: str | None = Field(None, max_length=200)
+
+
+class LearningPatch(Schema):
+    kind: KindName | None = None
+    content: str | None = None
+    status: StatusName | None = None
+
+
+class LearningOut(Schema):
+    id: int
+    kind: str
+    content: str
+    source: str
+    status: str
+    session_id: uuid.UUID | None
+    session_key: str
+    error_record_id: int | None
+    created_at: datetime
+    updated_at: datetime
+
+
+class LearningPage(Schema):
+    items: list[LearningOut]
+    next_cursor: str | None
+
+
+def hint_out(hint) -> dict:
+    """A selectors.Hint as a HintOut body."""
+    record = hint.record
+    return {
+        "tool_name": record.tool_name,
+        "error_id": record.pk,
+        "outcome": record.outcome,
+        "rule": hint.rule,
+        "text": hint.text,
+        "error": record.error,
+        "strategy": record.strategy,
+        "resolution": record.resolution,
+        "similarity": hint.similarity,
+    }

@@ -1,0 +1,172 @@
+"""Reads for error memory and learnings, always scoped to one agent. Searches and hints do
+not write: callers refresh the TTL of what they return (services.errors_touch)."""
+
+import contextlib
+from dataclasses import dataclass
+
+from apps.agents.models import Agent
+from apps.core.errors import InvalidInput, NotFound
+from apps.core.pagination import Page, keyset_paginate
+from apps.learnings.models import ErrorRecord, Learning, LearningStatus, Outcome
+from apps.learnings.services.errors import error_key
+from apps.providers.embeddings import EmbeddingError
+from apps.search.legs import contains_search, vector_search
+from apps.search.ranking import FusedHit, rrf
+
+# How a hint reads, by the outcome on record (seed 000: apply a resolution, avoid a strategy).
+PRIORITY = {Outcome.RESOLVED: 0, Outcome.FAILED: 1, Outcome.ABANDONED: 1, Outcome.OPEN: 2}
+CANDIDATES = 200  # most recent records of one tool considered for hints
+
+
+def hint_rule(record: ErrorRecord) -> tuple[str, str]:
+    """(rule, text): "apply: <resolution>", "avoid: <strategy>" or "seen before"."""
+    if record.outcome == Outcome.RESOLVED:
+        return "apply", f"apply: {record.resolution}"
+    if record.outcome in (Outcome.FAILED, Outcome.ABANDONED):
+        return "avoid", f"avoid: {record.strategy}"
+    return "seen before", "seen before"
+
+
+@dataclass(frozen=True)
+class Hint:
+    record: ErrorRecord
+    rule: str
+    text: str
+    similarity: float  # to the failing call's error: 1.0 same normalised text, else cosine
+
+
+@dataclass(frozen=True)
+class ErrorHit:
+    record: ErrorRecord
+    score: float
+    legs: dict[str, float]
+
+
+def error_get(*, agent: Agent, error_id: int) -> ErrorRecord:
+    record = ErrorRecord.objects.live().filter(agent=agent, pk=error_id).defer("embedding").first()
+    if record is None:
+        raise NotFound("error record not found", loc=["path", "error_id"])
+    return record
+
+
+def errors_page(
+    *, agent: Agent, tool_name: str | None, outcome: str | None, cursor: str | None, limit: int
+) -> Page[ErrorRecord]:
+    """The agent's live error records, newest first."""
+    qs = ErrorRecord.objects.live().filter(agent=agent).defer("embedding")
+    if tool_name:
+        qs = qs.filter(tool_name=tool_name)
+    if outcome:
+        qs = qs.filter(outcome=outcome)
+    return keyset_paginate(
+        qs, fields=("created_at", "id"), cursor=cursor, limit=limit, descending=True
+    )
+
+
+def _similarities(agent: Agent, tool_name: str, text: str, qs) -> dict[int, float]:
+    try:
+        hits = vector_search(
+            "errors",
+            agent_id=agent.pk,
+            query=f"{tool_name}: {text}",
+            limit=CANDIDATES,
+            queryset=qs,
+            exact=True,
+        )
+    except EmbeddingError:
+        return {}  # without vectors, exact text matches still rank first
+    return {h.object_id: float(h.score) for h in hits}
+
+
+def error_hints(
+    *, agent: Agent, tool_name: str, error: str, exclude: set[int] | None = None
+) -> list[Hint]:
+    """Seed 000's hints for a failing tool: its live records, the most similar to this error
+    first, then resolved before failed or abandoned before open, then the newest."""
+    limit = agent.config.error_hints_limit
+    if limit <= 0:
+        return []
+    qs = ErrorRecord.objects.live().filter(agent=agent, tool_name=tool_name)
+    if exclude:
+        qs = qs.exclude(pk__in=exclude)
+    records = list(qs.defer("embedding").order_by("-created_at", "-id")[:CANDIDATES])
+    if not records:
+        return []
+    key = error_key(error) if error else ""
+    cosine = _similarities(agent, tool_name, error, qs) if error else {}
+    scored = []
+    for r in records:
+        similarity = 1.0 if r.normalized == key else cosine.get(r.pk, 0.0)
+        scored.append((-round(similarity, 6), PRIORITY[r.outcome], -r.created_at.timestamp(), r))
+    scored.sort(key=lambda row: row[:3])
+    return [Hint(r, *hint_rule(r), similarity=-s) for s, _, _, r in scored[:limit]]
+
+
+def errors_first_seen_in(*, agent: Agent, session_id) -> set[int]:
+    """Open records a session's own failures created and nothing has hit since."""
+    return set(
+        ErrorRecord.objects.filter(
+            agent=agent, session_id=session_id, outcome=Outcome.OPEN, hit_count=0
+        ).values_list("pk", flat=True)
+    )
+
+
+def errors_search(*, agent: Agent, query: str, tool_name: str | None, k: int) -> list[ErrorHit]:
+    """Seed 000's search_error_memory: substring and vector matches, fused by RRF."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInput("query must not be empty", loc=["body", "query"])
+    if "\x00" in query:
+        raise InvalidInput("query must not contain NUL characters", loc=["body", "query"])
+    qs = ErrorRecord.objects.live().filter(agent=agent)
+    if tool_name:
+        qs = qs.filter(tool_name=tool_name)
+    legs = [
+        contains_search(
+            "errors",
+            agent_id=agent.pk,
+            text=query.strip(),
+            limit=k,
+            field="error",
+            queryset=qs,
+            order_by=("-created_at", "-id"),
+        )
+    ]
+    with contextlib.suppress(EmbeddingError):  # the substring leg still answers
+        legs.append(vector_search("errors", agent_id=agent.pk, query=query, limit=k, queryset=qs))
+    fused: list[FusedHit] = rrf(*legs)[:k]
+    rows = qs.defer("embedding").in_bulk([h.object_id for h in fused])
+    return [
+        ErrorHit(rows[h.object_id], h.score, {leg: r.score for leg, r in h.legs.items()})
+        for h in fused
+        if h.object_id in rows
+    ]
+
+
+def learning_get(*, agent: Agent, learning_id: int) -> Learning:
+    learning = Learning.objects.filter(agent=agent, pk=learning_id).first()
+    if learning is None:
+        raise NotFound("learning not found", loc=["path", "learning_id"])
+    return learning
+
+
+def learnings_page(
+    *, agent: Agent, kind: str | None, status: str | None, cursor: str | None, limit: int
+) -> Page[Learning]:
+    """The agent's learnings, newest first."""
+    qs = Learning.objects.filter(agent=agent)
+    if kind:
+        qs = qs.filter(kind=kind)
+    if status:
+        qs = qs.filter(status=status)
+    return keyset_paginate(
+        qs, fields=("created_at", "id"), cursor=cursor, limit=limit, descending=True
+    )
+
+
+def learnings_active(*, agent: Agent) -> list[Learning]:
+    """The learnings get_context injects (seed 001): active ones, oldest first."""
+    return list(
+        Learning.objects.filter(agent=agent, status=LearningStatus.ACTIVE).order_by(
+            "kind", "created_at", "id"
+        )
+    )

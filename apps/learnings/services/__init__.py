@@ -1,0 +1,42 @@
+"""The one write path for error memory (seed 000) and learnings (seed 001)."""
+
+from apps.learnings.services.errors import (
+    clean_json,
+    error_capture,
+    error_key,
+    error_record_create,
+    error_record_delete,
+    error_record_update,
+    errors_expire,
+    errors_extend,
+    errors_touch,
+    normalize_error,
+)
+from apps.learnings.services.files import learnings_files, learnings_import
+from apps.learnings.services.learnings import (
+    error_record_promote,
+    learning_create,
+    learning_delete,
+    learning_update,
+    learnings_set_status,
+)
+
+__all__ = [
+    "clean_json",
+    "error_capture",
+    "error_key",
+    "error_record_create",
+    "error_record_delete",
+    "error_record_promote",
+    "error_record_update",
+    "errors_expire",
+    "errors_extend",
+    "errors_touch",
+    "learning_create",
+    "learning_delete",
+    "learning_update",
+    "learnings_files",
+    "learnings_import",
+    "learnings_set_status",
+    "normalize_error",
+]

@@ -1,0 +1,269 @@
+"""Seed 000's error memory: capture, record, update, refresh on hit, expire.
+
+A record lives error_memory_ttl_days (90) after its last hit: creation, a dedup match, a
+search hit, a hint or get_context all push expires_at to now plus the TTL ("refresh on
+hit"); the beat deletes what is past it.
+"""
+
+import hashlib
+import json
+import re
+import unicodedata
+import uuid
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from apps.agents.locks import lock_agent
+from apps.agents.models import Agent
+from apps.core.errors import InvalidInput, NotFound, PayloadTooLarge
+from apps.learnings.models import ErrorRecord, Outcome
+from apps.search.embedding import schedule_embedding
+
+MAX_JSON_BYTES = 64 * 1024
+MAX_JSON_DEPTH = 20
+MAX_TOOL_CHARS = 200
+# Numbers, hex and ids differ between two occurrences of one error: they do not count.
+_VOLATILE = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|0x[0-9a-f]+|\d+"
+)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def normalize_error(text: str) -> str:
+    """Case-folded, NFKC, numbers and ids replaced by '#', whitespace collapsed."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(_VOLATILE.sub("#", folded).split())[:4000]
+
+
+def error_key(text: str) -> str:
+    return hashlib.sha256(normalize_error(text).encode("utf-8")).hexdigest()
+
+
+def expiry(agent: Agent, now: datetime) -> datetime:
+    return now + timedelta(days=agent.config.error_memory_ttl_days)
+
+
+def _depth(value: Any, level: int = 0) -> int:
+    if isinstance(value, dict):
+        return max([level + 1, *(_depth(v, level + 1) for v in value.values())])
+    if isinstance(value, list):
+        return max([level + 1, *(_depth(v, level + 1) for v in value)])
+    return level
+
+
+def clean_json(value: Any, *, loc: list) -> dict:
+    """A JSON object within MAX_JSON_BYTES and MAX_JSON_DEPTH; InvalidInput otherwise."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidInput("must be a JSON object", loc=loc)
+    try:
+        size = len(json.dumps(value, allow_nan=False).encode("utf-8"))
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput(f"is not plain JSON: {exc}", loc=loc) from exc
+    if size > MAX_JSON_BYTES:
+        raise PayloadTooLarge(f"is {size} bytes of JSON; the limit is {MAX_JSON_BYTES}", loc=loc)
+    if _depth(value) > MAX_JSON_DEPTH:
+        raise InvalidInput(f"is nested deeper than {MAX_JSON_DEPTH}", loc=loc)
+    if "\\u0000" in json.dumps(value):
+        raise InvalidInput("must not contain NUL characters", loc=loc)
+    return value
+
+
+def bounded_json(value: Any) -> dict:
+    """`value` if clean_json accepts it, else a note of what was dropped (capture must not
+    fail an append that is already stored)."""
+    try:
+        return clean_json(value, loc=[])
+    except (InvalidInput, PayloadTooLarge) as exc:
+        return {"dropped": exc.message}
+
+
+def clean_text(value: object, *, loc: list, required: bool = False, limit: int = 64 * 1024) -> str:
+    if value is None:
+        value = ""
+    if not isinstance(value, str):
+        raise InvalidInput("must be a string", loc=loc)
+    if required and not value.strip():
+        raise InvalidInput("must not be empty", loc=loc)
+    if "\x00" in value:
+        raise InvalidInput("must not contain NUL characters", loc=loc)
+    if len(value.encode("utf-8")) > limit:
+        raise PayloadTooLarge(f"is over {limit} bytes", loc=loc)
+    return value.strip()
+
+
+def clean_tool(value: object, *, loc: list) -> str:
+    tool = clean_text(value, loc=loc, required=True, limit=MAX_TOOL_CHARS * 4)
+    if len(tool) > MAX_TOOL_CHARS or _CONTROL.search(tool):
+        raise InvalidInput(
+            f"must be at most {MAX_TOOL_CHARS} characters, no control characters", loc=loc
+        )
+    return tool
+
+
+def clean_outcome(value: object, *, loc: list) -> str:
+    if value not in Outcome.values:
+        raise InvalidInput(f"must be one of {', '.join(Outcome.values)}", loc=loc)
+    return str(value)
+
+
+def _hit(record: ErrorRecord, agent: Agent, now: datetime) -> ErrorRecord:
+    ErrorRecord.objects.filter(pk=record.pk).update(
+        hit_count=F("hit_count") + 1, last_hit_at=now, expires_at=expiry(agent, now)
+    )
+    record.refresh_from_db(fields=["hit_count", "last_hit_at", "expires_at"])
+    return record
+
+
+def error_record_create(
+    *,
+    agent: Agent,
+    tool_name: str,
+    error: str,
+    arguments: dict | None = None,
+    context: dict | None = None,
+    strategy: str = "",
+    outcome: str = Outcome.OPEN,
+    resolution: str = "",
+    session_id: uuid.UUID | None = None,
+) -> tuple[ErrorRecord, bool]:
+    """Record what was tried against an error and how it ended. The same tool, error and
+    strategy again is one record: its outcome and resolution are updated and it counts a
+    hit. Returns (record, created)."""
+    tool_name = clean_tool(tool_name, loc=["body", "tool_name"])
+    error = clean_text(error, loc=["body", "error"], required=True)
+    strategy = clean_text(strategy, loc=["body", "strategy"])
+    resolution = clean_text(resolution, loc=["body", "resolution"])
+    outcome = clean_outcome(outcome, loc=["body", "outcome"])
+    arguments = clean_json(arguments, loc=["body", "arguments"])
+    context = clean_json(context, loc=["body", "context"])
+    key = error_key(error)
+    with transaction.atomic():
+        lock_agent(agent)
+        now = timezone.now()
+        same = ErrorRecord.objects.filter(
+            agent=agent, tool_name=tool_name, normalized=key, strategy=strategy
+        ).first()
+        if same is not None:
+            if outcome != Outcome.OPEN or resolution:
+                same.outcome, same.resolution = outcome, resolution or same.resolution
+                same.updated_at = now
+                same.save(update_fields=["outcome", "resolution", "updated_at"])
+            return _hit(same, agent, now), False
+        record = ErrorRecord.objects.create(
+            agent=agent,
+            session_id=session_id,
+            tool_name=tool_name,
+            error=error,
+            normalized=key,
+            arguments=arguments,
+            context=context,
+            strategy=strategy,
+            outcome=outcome,
+            resolution=resolution,
+            expires_at=expiry(agent, now),
+            created_at=now,
+            updated_at=now,
+        )
+        schedule_embedding(corpus="errors", ids=[record.pk])
+    return record, True
+
+
+def error_capture(
+    *,
+    agent: Agent,
+    session_id: uuid.UUID | None,
+    tool_name: str,
+    error: str,
+    arguments: Any = None,
+    context: Any = None,
+) -> tuple[ErrorRecord, bool]:
+    """A failing tool message (`is_error: true`): an open record, unless one of this tool
+    with the same normalised error exists, which then counts a hit. (record, created)."""
+    key = error_key(error)
+    with transaction.atomic():
+        lock_agent(agent)
+        now = timezone.now()
+        same = (
+            ErrorRecord.objects.filter(agent=agent, tool_name=tool_name, normalized=key)
+            .order_by("-last_hit_at", "-created_at")
+            .first()
+        )
+        if same is not None:
+            return _hit(same, agent, now), False
+        record = ErrorRecord.objects.create(
+            agent=agent,
+            session_id=session_id,
+            tool_name=tool_name[:MAX_TOOL_CHARS],
+            error=error,
+            normalized=key,
+            arguments=bounded_json(arguments),
+            context=bounded_json(context),
+            expires_at=expiry(agent, now),
+            created_at=now,
+            updated_at=now,
+        )
+        schedule_embedding(corpus="errors", ids=[record.pk])
+    return record, True
+
+
+def error_record_update(
+    *,
+    record: ErrorRecord,
+    outcome: str | None = None,
+    strategy: str | None = None,
+    resolution: str | None = None,
+) -> ErrorRecord:
+    """Record how an attempt ended (seed 000: resolved, failed or abandoned)."""
+    fields = ["updated_at"]
+    if outcome is not None:
+        record.outcome = clean_outcome(outcome, loc=["body", "outcome"])
+        fields.append("outcome")
+    if strategy is not None:
+        record.strategy = clean_text(strategy, loc=["body", "strategy"])
+        fields.append("strategy")
+    if resolution is not None:
+        record.resolution = clean_text(resolution, loc=["body", "resolution"])
+        fields.append("resolution")
+    record.updated_at = timezone.now()
+    if not ErrorRecord.objects.filter(pk=record.pk).exists():
+        raise NotFound("error record not found", loc=["path", "error_id"])
+    record.save(update_fields=fields)
+    return record
+
+
+def error_record_delete(*, record: ErrorRecord) -> None:
+    ErrorRecord.objects.filter(pk=record.pk).delete()
+
+
+def errors_touch(*, agent: Agent, ids: Sequence[int]) -> int:
+    """Seed 000's refresh on hit: each record found counts a hit and lives another TTL."""
+    if not ids:
+        return 0
+    now = timezone.now()
+    return ErrorRecord.objects.filter(agent=agent, pk__in=list(ids)).update(
+        hit_count=F("hit_count") + 1, last_hit_at=now, expires_at=expiry(agent, now)
+    )
+
+
+def errors_extend(*, records: Sequence[ErrorRecord]) -> int:
+    """Give each record a fresh TTL from now (the admin's "extend"), each by its agent's."""
+    now = timezone.now()
+    done = 0
+    for record in records:
+        done += ErrorRecord.objects.filter(pk=record.pk).update(
+            expires_at=expiry(record.agent, now)
+        )
+    return done
+
+
+def errors_expire(*, now: datetime | None = None) -> int:
+    """Delete every record past its expiry; returns how many."""
+    deleted, _ = ErrorRecord.objects.filter(expires_at__lte=now or timezone.now()).delete()
+    return deleted

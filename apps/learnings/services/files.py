@@ -1,0 +1,96 @@
+"""Seed 001's learnings files, rendered from Learning rows, and read back on import.
+
+`learnings/errors.md` holds the error learnings, `learnings/corrections.md` the corrections.
+Each learning is `## <ISO time, microseconds, UTC>`, an HTML comment with its source, status
+and session, then its text, so a workspace round trip restores every field but the link to
+an error record (error records are not exported).
+"""
+
+import re
+from datetime import UTC, datetime
+
+from django.db import transaction
+
+from apps.agents.models import Agent
+from apps.core.errors import InvalidInput
+from apps.learnings.models import Learning, LearningKind, LearningSource, LearningStatus
+
+ERRORS = "learnings/errors.md"
+CORRECTIONS = "learnings/corrections.md"
+FILES = {LearningKind.ERROR: ERRORS, LearningKind.CORRECTION: CORRECTIONS}
+TITLES = {
+    LearningKind.ERROR: "# Learnings: errors",
+    LearningKind.CORRECTION: "# Learnings: corrections",
+}
+
+_HEADER = re.compile(r"^## (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})Z$")
+_META = re.compile(r"^<!-- source: (\w+); status: (\w+)(?:; session: (.*))? -->$")
+
+
+def _iso(at: datetime) -> str:
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _section(learning: Learning) -> str:
+    session = f"; session: {learning.session_key}" if learning.session_key else ""
+    return (
+        f"## {_iso(learning.created_at)}\n"
+        f"<!-- source: {learning.source}; status: {learning.status}{session} -->\n\n"
+        f"{learning.content.strip()}\n\n"
+    )
+
+
+def learnings_files(*, agent: Agent) -> dict[str, str]:
+    """Both files (every status), each only when it has a learning."""
+    files = {}
+    for kind, name in FILES.items():
+        rows = Learning.objects.filter(agent=agent, kind=kind).order_by("created_at", "id")
+        sections = [_section(row) for row in rows]
+        if sections:
+            files[name] = TITLES[kind] + "\n\n" + "".join(sections)
+    return files
+
+
+def _parse(kind: str, name: str, text: str) -> list[Learning]:
+    rows: list[Learning] = []
+    current: dict | None = None
+
+    def close() -> None:
+        if current is not None:
+            rows.append(
+                Learning(kind=kind, content="\n".join(current["body"]).strip(), **current["fields"])
+            )
+
+    for line in text.splitlines():
+        header = _HEADER.match(line)
+        if header:
+            close()
+            at = datetime.strptime(header.group(1), "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=UTC)
+            current = {"fields": {"created_at": at, "updated_at": at}, "body": [], "meta": False}
+        elif current is not None and not current["meta"] and (meta := _META.match(line)):
+            source, status, session = meta.groups()
+            if source not in LearningSource.values or status not in LearningStatus.values:
+                raise InvalidInput(f"'{name}' has an unknown source or status: {line}")
+            current["fields"].update(source=source, status=status, session_key=session or "")
+            current["meta"] = True
+        elif current is not None:
+            current["body"].append(line)
+    close()
+    return [row for row in rows if row.content]
+
+
+@transaction.atomic
+def learnings_import(*, agent: Agent, files: dict[str, str]) -> int:
+    """Read learnings files (as exported) into rows; a learning already present (same kind,
+    time and text) is not added twice. Returns how many were added."""
+    present = set(Learning.objects.filter(agent=agent).values_list("kind", "created_at", "content"))
+    new = []
+    for kind, name in FILES.items():
+        if name not in files:
+            continue
+        for row in _parse(kind, name, files[name]):
+            if (row.kind, row.created_at, row.content) not in present:
+                row.agent = agent
+                new.append(row)
+    Learning.objects.bulk_create(new)
+    return len(new)

@@ -1,0 +1,107 @@
+"""Seed 000's error memory at the moment a tool fails: the failing tool message is recorded,
+and the append answers with hints from the tool's earlier failures.
+
+The tool is the message's tool_name, or the name of the call it answers (its tool_call_id,
+in the same batch or among the session's recent assistant messages).
+"""
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+
+from apps.conversations.models import Message, Session
+from apps.conversations.services import NewMessage
+from apps.core.errors import InvalidInput
+from apps.learnings.selectors import Hint, error_hints
+from apps.learnings.services import error_capture, errors_touch
+
+RECENT_CALLS = 50  # assistant messages searched for the call a failing tool message answers
+
+
+def _calls(tool_calls) -> dict[str, dict]:
+    """tool_call_id -> the call's function ({"name", "arguments"}) in OpenAI's format."""
+    found = {}
+    for call in tool_calls or []:
+        if isinstance(call, dict) and call.get("id") is not None:
+            function = call.get("function") if isinstance(call.get("function"), dict) else {}
+            found[str(call["id"])] = {
+                "name": function.get("name") or call.get("name"),
+                "arguments": function.get("arguments"),
+            }
+    return found
+
+
+def _known_calls(session: Session, messages: Sequence[NewMessage]) -> dict[str, dict]:
+    calls: dict[str, dict] = {}
+    for message in messages:
+        calls.update(_calls(message.tool_calls))
+    wanted = {m.tool_call_id for m in messages if m.is_error and m.tool_call_id} - set(calls)
+    if wanted:
+        earlier = (
+            Message.objects.filter(session=session, role="assistant", tool_calls_json__isnull=False)
+            .order_by("-created_at", "-id")
+            .values_list("tool_calls_json", flat=True)[:RECENT_CALLS]
+        )
+        for tool_calls in reversed(list(earlier)):
+            calls.update(_calls(tool_calls))
+    return calls
+
+
+def named_failures(
+    session: Session, messages: Sequence[NewMessage]
+) -> tuple[list[NewMessage], dict[str, dict]]:
+    """The messages with each failing tool message's tool_name filled in, and the known
+    calls; InvalidInput (nothing stored) when a failure names no tool."""
+    calls = _known_calls(session, messages)
+    named = []
+    for i, message in enumerate(messages):
+        if message.is_error and message.role == "tool" and not message.tool_name:
+            name = (calls.get(str(message.tool_call_id)) or {}).get("name")
+            if not name:
+                raise InvalidInput(
+                    "a failing tool message needs tool_name, or the tool_call_id of a known call",
+                    loc=["body", "messages", i, "tool_name"],
+                )
+            message = replace(message, tool_name=str(name)[:200])
+        named.append(message)
+    return named, calls
+
+
+def _arguments(call: dict | None):
+    raw = (call or {}).get("arguments")
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return {"raw": raw}
+    return raw if isinstance(raw, dict) else {}
+
+
+def capture_and_hint(
+    *, session: Session, stored: Sequence[Message], created_ids, calls: dict[str, dict]
+) -> list[Hint]:
+    """Record each failing tool message this append stored, then the hints for each failing
+    tool: its other records, best first; the hints' TTLs are refreshed."""
+    latest: dict[str, Message] = {}
+    new_records: set[int] = set()
+    for message in stored:
+        if not (message.is_error and message.id in created_ids):
+            continue
+        record, created = error_capture(
+            agent=session.agent,
+            session_id=session.pk,
+            tool_name=message.tool_name,
+            error=message.content,
+            arguments=_arguments(calls.get(str(message.tool_call_id))),
+            context={"session": session.key, "tool_call_id": message.tool_call_id},
+        )
+        if created:
+            new_records.add(record.pk)
+        latest[message.tool_name] = message
+    hints: list[Hint] = []
+    for tool, message in latest.items():
+        hints += error_hints(
+            agent=session.agent, tool_name=tool, error=message.content, exclude=new_records
+        )
+    errors_touch(agent=session.agent, ids=[h.record.pk for h in hints])
+    return hints
