@@ -147,9 +147,11 @@ def error_record_create(
     with transaction.atomic():
         lock_agent(agent)
         now = timezone.now()
-        same = ErrorRecord.objects.filter(
-            agent=agent, tool_name=tool_name, normalized=key, strategy=strategy
-        ).first()
+        same = (
+            ErrorRecord.objects.live()
+            .filter(agent=agent, tool_name=tool_name, normalized=key, strategy=strategy)
+            .first()
+        )
         if same is not None:
             if outcome != Outcome.OPEN or resolution:
                 same.outcome, same.resolution = outcome, resolution or same.resolution
@@ -191,7 +193,8 @@ def error_capture(
         lock_agent(agent)
         now = timezone.now()
         same = (
-            ErrorRecord.objects.filter(agent=agent, tool_name=tool_name, normalized=key)
+            ErrorRecord.objects.live()
+            .filter(agent=agent, tool_name=tool_name, normalized=key)
             .order_by("-last_hit_at", "-created_at")
             .first()
         )
