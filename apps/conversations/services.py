@@ -184,6 +184,28 @@ def messages_append(
     raise Conflict("could not append: idempotency keys kept colliding, retry the request")
 
 
+def _row(session, agent, config, msg: NewMessage, created_at, token_count: int) -> Message:
+    content = msg.content or ""
+    importance = msg.importance
+    return Message(
+        agent=agent,
+        session=session,
+        role=msg.role,
+        name=msg.name or "",
+        content=content,
+        tool_call_id=msg.tool_call_id,
+        tool_name=msg.tool_name,
+        tool_calls_json=msg.tool_calls,
+        is_error=True if msg.is_error else None,
+        created_at=created_at,
+        importance=importance if importance is not None else config.importance_for_role(msg.role),
+        metadata=msg.metadata or {},
+        token_count=token_count,
+        byte_size=message_bytes(content, msg.tool_calls),
+        idempotency_key=msg.idempotency_key,
+    )
+
+
 @transaction.atomic
 def _append_once(session, agent, config, messages, times, tokens) -> AppendResult:
     keys = [m.idempotency_key for m in messages if m.idempotency_key]
@@ -200,28 +222,7 @@ def _append_once(session, agent, config, messages, times, tokens) -> AppendResul
         if msg.idempotency_key and msg.idempotency_key in by_key:
             ordered.append(by_key[msg.idempotency_key])
             continue
-        content = msg.content or ""
-        row = Message(
-            agent=agent,
-            session=session,
-            role=msg.role,
-            name=msg.name or "",
-            content=content,
-            tool_call_id=msg.tool_call_id,
-            tool_name=msg.tool_name,
-            tool_calls_json=msg.tool_calls,
-            is_error=True if msg.is_error else None,
-            created_at=created_at,
-            importance=(
-                msg.importance
-                if msg.importance is not None
-                else config.importance_for_role(msg.role)
-            ),
-            metadata=msg.metadata or {},
-            token_count=token_count,
-            byte_size=message_bytes(content, msg.tool_calls),
-            idempotency_key=msg.idempotency_key,
-        )
+        row = _row(session, agent, config, msg, created_at, token_count)
         if msg.idempotency_key:
             by_key[msg.idempotency_key] = row
         to_create.append(row)

@@ -268,7 +268,7 @@ def test_a_hit_on_day_89_moves_the_expiry_to_90_days_after_it(api, agent, sessio
     assert stored.hit_count == 2  # the failure matched it (capture), and it was hinted
 
 
-def test_the_expiry_task_deletes_exactly_the_records_past_their_expiry(agent, session):
+def test_the_expiry_task_deletes_exactly_the_records_past_their_expiry(agent, session, caplog):
     with time_machine.travel(T0, tick=False):
         error_record_create(agent=agent, tool_name="a", error="one")
     with time_machine.travel(T0 + timedelta(days=1), tick=False):
@@ -278,11 +278,12 @@ def test_the_expiry_task_deletes_exactly_the_records_past_their_expiry(agent, se
     with time_machine.travel(T0 + timedelta(days=2), tick=False):
         short, _ = error_record_create(agent=agent, tool_name="c", error="three")
 
-    with time_machine.travel(T0 + timedelta(days=90), tick=False):  # old expires exactly now
-        assert expire_errors_task() == 2
+    with time_machine.travel(T0 + timedelta(days=90), tick=False), caplog.at_level("INFO"):
+        assert expire_errors_task() == 2  # "old" expires exactly now, "short" on day 7
 
     assert list(ErrorRecord.objects.values_list("pk", flat=True)) == [newer.pk]
     assert short.expires_at == T0 + timedelta(days=7)
+    assert "error memory: 2 expired record(s) deleted" in caplog.messages
 
 
 def test_an_expired_record_is_neither_listed_nor_hinted(api, session):

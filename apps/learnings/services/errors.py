@@ -121,6 +121,30 @@ def _hit(record: ErrorRecord, agent: Agent, now: datetime) -> ErrorRecord:
     return record
 
 
+def _insert(agent: Agent, now: datetime, **fields) -> ErrorRecord:
+    """A new record living a TTL from now, embedded after commit."""
+    record = ErrorRecord.objects.create(
+        agent=agent, expires_at=expiry(agent, now), created_at=now, updated_at=now, **fields
+    )
+    schedule_embedding(corpus="errors", ids=[record.pk])
+    return record
+
+
+def _cleaned(*, tool_name, error, strategy, resolution, outcome, arguments, context) -> dict:
+    """A record's fields, validated (InvalidInput or PayloadTooLarge naming the field)."""
+    error = clean_text(error, loc=["body", "error"], required=True)
+    return {
+        "tool_name": clean_tool(tool_name, loc=["body", "tool_name"]),
+        "error": error,
+        "normalized": error_key(error),
+        "strategy": clean_text(strategy, loc=["body", "strategy"]),
+        "resolution": clean_text(resolution, loc=["body", "resolution"]),
+        "outcome": clean_outcome(outcome, loc=["body", "outcome"]),
+        "arguments": clean_json(arguments, loc=["body", "arguments"]),
+        "context": clean_json(context, loc=["body", "context"]),
+    }
+
+
 def error_record_create(
     *,
     agent: Agent,
@@ -136,44 +160,36 @@ def error_record_create(
     """Record what was tried against an error and how it ended. The same tool, error and
     strategy again is one record: its outcome and resolution are updated and it counts a
     hit. Returns (record, created)."""
-    tool_name = clean_tool(tool_name, loc=["body", "tool_name"])
-    error = clean_text(error, loc=["body", "error"], required=True)
-    strategy = clean_text(strategy, loc=["body", "strategy"])
-    resolution = clean_text(resolution, loc=["body", "resolution"])
-    outcome = clean_outcome(outcome, loc=["body", "outcome"])
-    arguments = clean_json(arguments, loc=["body", "arguments"])
-    context = clean_json(context, loc=["body", "context"])
-    key = error_key(error)
+    fields = _cleaned(
+        tool_name=tool_name,
+        error=error,
+        strategy=strategy,
+        resolution=resolution,
+        outcome=outcome,
+        arguments=arguments,
+        context=context,
+    )
     with transaction.atomic():
         lock_agent(agent)
         now = timezone.now()
         same = (
             ErrorRecord.objects.live()
-            .filter(agent=agent, tool_name=tool_name, normalized=key, strategy=strategy)
+            .filter(
+                agent=agent,
+                tool_name=fields["tool_name"],
+                normalized=fields["normalized"],
+                strategy=fields["strategy"],
+            )
             .first()
         )
         if same is not None:
-            if outcome != Outcome.OPEN or resolution:
-                same.outcome, same.resolution = outcome, resolution or same.resolution
+            if fields["outcome"] != Outcome.OPEN or fields["resolution"]:
+                same.outcome = fields["outcome"]
+                same.resolution = fields["resolution"] or same.resolution
                 same.updated_at = now
                 same.save(update_fields=["outcome", "resolution", "updated_at"])
             return _hit(same, agent, now), False
-        record = ErrorRecord.objects.create(
-            agent=agent,
-            session_id=session_id,
-            tool_name=tool_name,
-            error=error,
-            normalized=key,
-            arguments=arguments,
-            context=context,
-            strategy=strategy,
-            outcome=outcome,
-            resolution=resolution,
-            expires_at=expiry(agent, now),
-            created_at=now,
-            updated_at=now,
-        )
-        schedule_embedding(corpus="errors", ids=[record.pk])
+        record = _insert(agent, now, session_id=session_id, **fields)
     return record, True
 
 
@@ -200,19 +216,16 @@ def error_capture(
         )
         if same is not None:
             return _hit(same, agent, now), False
-        record = ErrorRecord.objects.create(
-            agent=agent,
+        record = _insert(
+            agent,
+            now,
             session_id=session_id,
             tool_name=tool_name[:MAX_TOOL_CHARS],
             error=error,
             normalized=key,
             arguments=bounded_json(arguments),
             context=bounded_json(context),
-            expires_at=expiry(agent, now),
-            created_at=now,
-            updated_at=now,
         )
-        schedule_embedding(corpus="errors", ids=[record.pk])
     return record, True
 
 
