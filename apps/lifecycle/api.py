@@ -11,7 +11,7 @@ from apps.lifecycle import selectors, services
 from apps.lifecycle.models import Trigger
 from apps.lifecycle.schemas import (
     CompactOut,
-    ConsolidateIn,
+    ConsolidateQuery,
     HistoryFileOut,
     HistoryPage,
     ResetOut,
@@ -96,11 +96,12 @@ def flush(request, session_id: str):
 
 
 @router.post("/sessions/{session_id}/consolidate", response=RunsOut)
-def consolidate(request, session_id: str, payload: ConsolidateIn | None = None):
+def consolidate(request, session_id: str, query: Query[ConsolidateQuery]):
     """Consolidate now (seed 004): history entry, MEMORY.md; waits its turn behind the
-    agent's other consolidations, up to consolidation_timeout_seconds."""
+    agent's other consolidations, up to consolidation_timeout_seconds. `keep` leaves the
+    newest messages for later (default 0: everything)."""
     session = conv.session_get(agent=request.auth, ref=session_id)
-    keep = payload.keep if payload is not None else 0
+    keep = query.keep
     wait_until = time.monotonic() + session.agent.config.consolidation_timeout_seconds
     runs = services.session_consolidate(
         session=session, trigger=Trigger.API, keep=keep, wait_until=wait_until

@@ -63,7 +63,7 @@ class CompactOut(RunsOut):
     markers: list[MarkerOut]
 
 
-class ConsolidateIn(Schema):
+class ConsolidateQuery(Schema):
     keep: int = Field(0, ge=0, le=100_000, description="Newest messages to leave alone.")
 
 

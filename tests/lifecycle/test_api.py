@@ -226,3 +226,19 @@ def test_the_admin_lists_runs_and_history_with_filters(admin_client, agent, sess
     assert [r.pk for r in runs.context["cl"].result_list] == [failed.pk]
     assert "Talked about tea." in history.content.decode()
     assert detail.status_code == 200 and "HTTP 500" in detail.content.decode()
+
+
+def test_lifecycle_posts_need_no_body_and_keep_is_a_query_parameter(api, agent, session):
+    add(session, "one", "two", "three", role=None)
+    headers = api._headers()
+
+    responses = [
+        api.client.post(f"/api/v1/sessions/{session.id}/{step}", headers=headers)
+        for step in ("summarize", "compact", "flush")
+    ]
+    kept = api.client.post(f"/api/v1/sessions/{session.id}/consolidate?keep=1", headers=headers)
+    bad = api.client.post(f"/api/v1/sessions/{session.id}/consolidate?keep=-1", headers=headers)
+
+    assert [r.status_code for r in responses] == [200, 200, 200]
+    assert kept.json()["runs"][0]["message_count"] == 2
+    assert bad.status_code == 422

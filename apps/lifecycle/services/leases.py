@@ -13,7 +13,6 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from apps.lifecycle.models import Lease
@@ -34,16 +33,16 @@ def lease_acquire(*, name: str, ttl: float) -> Held | None:
     """Take the lease for `ttl` seconds if it is free or expired; None if someone holds it."""
     now = timezone.now()
     token = secrets.token_hex(16)
-    if not Lease.objects.filter(name=name).exists():
-        try:
-            with transaction.atomic():
-                Lease.objects.create(name=name)
-        except IntegrityError:
-            pass  # created concurrently: the UPDATE below decides who holds it
-    taken = Lease.objects.filter(Q(until__isnull=True) | Q(until__lt=now), name=name).update(
-        token=token, until=now + timedelta(seconds=ttl)
-    )
-    return Held(name=name, token=token) if taken == 1 else None
+    until = now + timedelta(seconds=ttl)
+    # An expired lease (its holder died) is taken over in one conditional UPDATE.
+    if Lease.objects.filter(name=name, until__lt=now).update(token=token, until=until) == 1:
+        return Held(name=name, token=token)
+    try:
+        with transaction.atomic():
+            Lease.objects.create(name=name, token=token, until=until)
+    except IntegrityError:
+        return None  # held, and not expired
+    return Held(name=name, token=token)
 
 
 def lease_wait(*, name: str, ttl: float, deadline: float, poll: float = 0.05) -> Held | None:
@@ -57,8 +56,9 @@ def lease_wait(*, name: str, ttl: float, deadline: float, poll: float = 0.05) ->
 
 
 def lease_release(held: Held) -> None:
-    """Give the lease back, if it is still ours (it may have expired and been taken)."""
-    Lease.objects.filter(name=held.name, token=held.token).update(token="", until=None)
+    """Give the lease back, if it is still ours (it may have expired and been taken): the
+    row goes, so the table holds only the leases in use."""
+    Lease.objects.filter(name=held.name, token=held.token).delete()
 
 
 def agent_lease(agent_id: int) -> str:
