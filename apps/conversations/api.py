@@ -1,7 +1,5 @@
 """Conversation endpoints: sessions, messages, the hot window."""
 
-from datetime import UTC, datetime
-
 from ninja import Query, Router, Status
 from ninja.errors import HttpError
 
@@ -17,16 +15,11 @@ from apps.conversations.schemas import (
     SessionPatch,
     WindowOut,
 )
+from apps.conversations.selectors import as_utc
 from apps.providers.embeddings import EmbeddingError
 
 router = Router(tags=["sessions"])
 search_router = Router(tags=["search"])
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value
 
 
 @router.post("/sessions", response={200: SessionOut, 201: SessionOut})
@@ -97,8 +90,8 @@ def search_chat_history(request, payload: ChatSearchIn):
             k=payload.k,
             session=session,
             roles=roles,
-            after=_utc(payload.after),
-            before=_utc(payload.before),
+            after=as_utc(payload.after) if payload.after else None,
+            before=as_utc(payload.before) if payload.before else None,
             metadata=payload.metadata,
             min_score=payload.min_score,
         )

@@ -1,17 +1,12 @@
 """Reads for runs and history, always scoped to one agent."""
 
-import re
-from datetime import UTC, datetime
-
 from apps.agents.models import Agent
 from apps.conversations.models import Session
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.pagination import Page, keyset_paginate
 from apps.entries import names
 from apps.lifecycle.models import HistoryEntry, Run
-from apps.lifecycle.services.history import history_files
-
-_MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
+from apps.lifecycle.services.history import history_files, month_range
 
 
 def runs_page(
@@ -41,17 +36,6 @@ def run_get(*, agent: Agent, run_id: int) -> Run:
     if run is None:
         raise NotFound("run not found", loc=["path", "run_id"])
     return run
-
-
-def month_range(month: str) -> tuple[datetime, datetime]:
-    """[first instant, first instant of the next month) of `YYYY-MM`, in UTC."""
-    match = _MONTH.match(month)
-    if match is None:
-        raise InvalidInput("month must be YYYY-MM", loc=["query", "month"])
-    year, number = int(match.group(1)), int(match.group(2))
-    start = datetime(year, number, 1, tzinfo=UTC)
-    end = datetime(year + number // 12, number % 12 + 1, 1, tzinfo=UTC)
-    return start, end
 
 
 def history_page(

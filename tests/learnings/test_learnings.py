@@ -180,3 +180,17 @@ def test_the_old_learnings_entries_become_learnings(agent):
         ("learnings/corrections.md", "# Corrections\n\n- Call me Sam.\n* Metric units.\n"),
         ("learnings/errors.md", "grep needs -a"),
     ]
+
+
+def test_a_hand_written_learnings_file_is_read_item_by_item(api, agent):
+    from tests.entries.test_workspace import tar_gz
+
+    data = tar_gz({"learnings/corrections.md": b"# Mine\n\n- Metric units.\n* Call me Sam.\n"})
+
+    response = _upload(api, data)
+
+    assert response.json()["learnings"] == 2
+    assert sorted(Learning.objects.values_list("kind", "content", "status", "source")) == [
+        ("correction", "Call me Sam.", "active", "agent"),
+        ("correction", "Metric units.", "active", "agent"),
+    ]

@@ -242,3 +242,23 @@ def test_lifecycle_posts_need_no_body_and_keep_is_a_query_parameter(api, agent, 
     assert [r.status_code for r in responses] == [200, 200, 200]
     assert kept.json()["runs"][0]["message_count"] == 2
     assert bad.status_code == 422
+
+
+def test_a_history_file_with_text_outside_its_sections_is_refused_whole(api, agent):
+    from tests.entries.test_workspace import tar_gz
+
+    data = tar_gz(
+        {
+            "notes.md": b"kept?",
+            "memory/HISTORY-2026-01.md": b"# History 2026-01\n\nwritten by hand\n",
+        }
+    )
+
+    response = _upload(api, "/workspace/import", data)
+
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["msg"] == (
+        "'memory/HISTORY-2026-01.md' has text outside '## <time>' sections: 'written by hand'"
+    )
+    assert not HistoryEntry.objects.exists()
+    assert not agent.entries.exists()  # all or nothing

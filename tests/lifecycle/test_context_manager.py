@@ -15,12 +15,17 @@ from tests.support.llm_server import Completion, Reply
 pytestmark = pytest.mark.django_db
 
 TALK = [
-    "Hi there.", "Hello! How can I help?",
-    "My cat is called Whiskerino.", "What a name!",
-    "My sister lives in Lyon.", "Noted.",
-    "What time is it?", "Noon.",
-    "Thanks.", "Anytime.",
-]  # fmt: skip
+    "Hi there.",
+    "Hello! How can I help?",
+    "My cat is called Whiskerino.",
+    "What a name!",
+    "My sister lives in Lyon.",
+    "Noted.",
+    "What time is it?",
+    "Noon.",
+    "Thanks.",
+    "Anytime.",
+]
 
 
 def _context(api, session, **extra):
@@ -37,10 +42,22 @@ def test_flush_stores_the_facts_of_the_oldest_window_messages(
 ):
     use_llm(settings, llm_server)
     rows = add(session, *TALK, role=None)
-    llm_server.script(Completion(json.dumps({"facts": [
-        {"content": "The user's cat is called Whiskerino", "category": "pets", "importance": 0.8},
-        {"content": "The user's sister lives in Lyon"},
-    ]})))  # fmt: skip
+    llm_server.script(
+        Completion(
+            json.dumps(
+                {
+                    "facts": [
+                        {
+                            "content": "The user's cat is called Whiskerino",
+                            "category": "pets",
+                            "importance": 0.8,
+                        },
+                        {"content": "The user's sister lives in Lyon"},
+                    ]
+                }
+            )
+        )
+    )
 
     [run] = api.post(f"/sessions/{session.id}/flush").json()["runs"]
 
@@ -177,4 +194,30 @@ def test_in_the_background_the_action_is_queued_once(
         ("extract", "context", "fallback"),
         ("compact", "context", "fallback"),
         ("summary", "context", "fallback"),
+    ]
+
+
+def test_an_importance_out_of_range_keeps_the_fact_at_the_default(
+    api, agent, session, settings, llm_server
+):
+    use_llm(settings, llm_server)
+    add(session, *TALK, role=None)
+    llm_server.script(
+        Completion(
+            json.dumps(
+                {
+                    "facts": [
+                        {"content": "The user's cat is called Whiskerino", "importance": 7},
+                        {"content": "The user's sister lives in Lyon", "importance": True},
+                    ]
+                }
+            )
+        )
+    )
+
+    api.post(f"/sessions/{session.id}/flush")
+
+    assert sorted(Fact.objects.values_list("value", "importance")) == [
+        ("The user's cat is called Whiskerino", 0.5),
+        ("The user's sister lives in Lyon", 0.5),
     ]

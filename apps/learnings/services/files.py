@@ -3,13 +3,15 @@
 `learnings/errors.md` holds the error learnings, `learnings/corrections.md` the corrections.
 Each learning is `## <ISO time, microseconds, UTC>`, an HTML comment with its source, status
 and session, then its text, so a workspace round trip restores every field but the link to
-an error record (error records are not exported).
+an error record (error records are not exported). Text outside the sections (a file written
+by hand) is read too: each bullet item becomes a learning.
 """
 
 import re
 from datetime import UTC, datetime
 
 from django.db import transaction
+from django.utils import timezone
 
 from apps.agents.models import Agent
 from apps.core.errors import InvalidInput
@@ -24,6 +26,7 @@ TITLES = {
 }
 
 _HEADER = re.compile(r"^## (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})Z$")
+_ITEM = re.compile(r"^\s*[-*]\s+(.*\S)\s*$")
 _META = re.compile(r"^<!-- source: (\w+); status: (\w+)(?:; session: (.*))? -->$")
 
 
@@ -51,9 +54,19 @@ def learnings_files(*, agent: Agent) -> dict[str, str]:
     return files
 
 
+def _loose(kind: str, lines: list[str]) -> list[Learning]:
+    """Text outside any `## <time>` section (a file written by hand, or by another tool):
+    each bullet item is a learning, or the whole text is one if it has none."""
+    items = [m.group(1) for line in lines if (m := _ITEM.match(line))]
+    items = items or (["\n".join(lines).strip()] if "".join(lines).strip() else [])
+    now = timezone.now()
+    return [Learning(kind=kind, content=item, created_at=now, updated_at=now) for item in items]
+
+
 def _parse(kind: str, name: str, text: str) -> list[Learning]:
     rows: list[Learning] = []
     current: dict | None = None
+    loose: list[str] = []
 
     def close() -> None:
         if current is not None:
@@ -75,8 +88,10 @@ def _parse(kind: str, name: str, text: str) -> list[Learning]:
             current["meta"] = True
         elif current is not None:
             current["body"].append(line)
+        elif not line.startswith("# "):
+            loose.append(line)
     close()
-    return [row for row in rows if row.content]
+    return _loose(kind, loose) + [row for row in rows if row.content]
 
 
 @transaction.atomic

@@ -24,7 +24,7 @@ from apps.lifecycle.services import boundaries
 from apps.lifecycle.services.common import Skip, Superseded, lock_session, remaining, skipped
 from apps.lifecycle.services.extractive import extractive_lines
 from apps.lifecycle.services.leases import lease_acquire, lease_release, lease_ttl
-from apps.lifecycle.services.llm import Answer, ask, llm_configured
+from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import archive_prompt
 from apps.lifecycle.services.runs import (
     MessageRange,
@@ -87,7 +87,7 @@ def _archive_text(session: Session, prefix: list[Message], deadline) -> _Archive
         f"# Archive of session {session.key}: {len(prefix)} messages, "
         f"{prefix[0].created_at.isoformat()} to {prefix[-1].created_at.isoformat()}\n\n"
     )
-    answer = Answer(status="not_configured", error="no LLM is configured")
+    answer = NO_LLM
     if llm_configured():
         answer = ask(
             archive_prompt(messages=prefix, budget_tokens=config.summary_chunk_tokens),

@@ -36,7 +36,7 @@ from apps.lifecycle.services.common import (
 from apps.lifecycle.services.compaction import TURN_FIELDS, session_compact
 from apps.lifecycle.services.extractive import heuristic_facts
 from apps.lifecycle.services.leases import agent_lease, lease_release, lease_ttl, lease_wait
-from apps.lifecycle.services.llm import Answer, ask, llm_configured
+from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import extraction_prompt
 from apps.lifecycle.services.runs import (
     MessageRange,
@@ -73,6 +73,13 @@ def pending_flush(*, session: Session, through: Message | None = None):
     return qs
 
 
+def _importance(value) -> float | None:
+    """The model's importance if it is a number in [0, 1]; else the default applies."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if 0.0 <= value <= 1.0 else None
+
+
 def _parse(text: str) -> tuple[list[Found], int | None]:
     parsed = parse_llm_json_tiered(text, ())
     items = parsed.value.get("facts") if parsed is not None else None
@@ -82,13 +89,12 @@ def _parse(text: str) -> tuple[list[Found], int | None]:
             if isinstance(item, str):
                 found.append(Found(item))
             elif isinstance(item, dict) and isinstance(item.get("content"), str):
-                importance = item.get("importance")
                 category = item.get("category")
                 found.append(
                     Found(
                         item["content"],
                         category if isinstance(category, str) else None,
-                        float(importance) if isinstance(importance, int | float) else None,
+                        _importance(item.get("importance")),
                     )
                 )
         return found, parsed.tier
@@ -107,7 +113,7 @@ class _Extracted:
 def _extract(session: Session, messages: list[Message], deadline) -> _Extracted:
     """The facts found, the answer, the parse tier, and whether the LLM found them."""
     config = session.agent.config
-    answer = Answer(status="not_configured", error="no LLM is configured")
+    answer = NO_LLM
     if llm_configured():
         answer = ask(
             extraction_prompt(messages=messages, max_facts=config.flush_max_facts),

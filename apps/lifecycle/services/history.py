@@ -21,6 +21,18 @@ from apps.search.embedding import schedule_embedding
 _HEADER = re.compile(r"^## (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)$")
 _SESSION = re.compile(r"^<!-- session: (.*) -->$")
 _MONTH = re.compile(r"^memory/HISTORY-(\d{4}-\d{2})\.md$")
+_YEAR_MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
+
+
+def month_range(month: str) -> tuple[datetime, datetime]:
+    """[first instant, first instant of the next month) of `YYYY-MM`, in UTC; InvalidInput
+    for anything else."""
+    match = _YEAR_MONTH.match(month)
+    if match is None:
+        raise InvalidInput("month must be YYYY-MM", loc=["query", "month"])
+    year, number = int(match.group(1)), int(match.group(2))
+    start = datetime(year, number, 1, tzinfo=UTC)
+    return start, datetime(year + number // 12, number % 12 + 1, 1, tzinfo=UTC)
 
 
 def iso_ms(at: datetime) -> str:
@@ -39,9 +51,7 @@ def history_files(*, agent: Agent, month: str | None = None) -> dict[str, str]:
     every: list[str] = []
     qs = HistoryEntry.objects.filter(agent=agent).order_by("created_at", "id").defer("embedding")
     if month is not None:
-        year, number = (int(part) for part in month.split("-"))
-        start = datetime(year, number, 1, tzinfo=UTC)
-        end = datetime(year + number // 12, number % 12 + 1, 1, tzinfo=UTC)
+        start, end = month_range(month)
         qs = qs.filter(created_at__gte=start, created_at__lt=end)
     for entry in qs:
         section = _section(entry)
@@ -55,7 +65,7 @@ def history_files(*, agent: Agent, month: str | None = None) -> dict[str, str]:
     return files
 
 
-def _parse(text: str) -> list[HistoryEntry]:
+def _parse(name: str, text: str) -> list[HistoryEntry]:
     rows: list[HistoryEntry] = []
     at, session_key, body = None, "", []
 
@@ -79,6 +89,11 @@ def _parse(text: str) -> list[HistoryEntry]:
             session_key = m.group(1)
         elif at is not None:
             body.append(line)
+        elif line.strip() and not line.startswith("# "):
+            # Text no entry holds would be lost on import: refuse the file instead.
+            raise InvalidInput(
+                f"'{name}' has text outside '## <time>' sections: {line[:80]!r}", loc=["body"]
+            )
     close()
     return rows
 
@@ -100,7 +115,7 @@ def history_import(*, agent: Agent, files: dict[str, str]) -> int:
         month = _MONTH.match(name)
         if month is None:
             raise InvalidInput(f"'{name}' is not a history file", loc=["body"])
-        for row in _parse(text):
+        for row in _parse(name, text):
             if row.created_at.strftime("%Y-%m") != month.group(1):
                 raise InvalidInput(f"'{name}' holds an entry of {iso_ms(row.created_at)}")
             if (iso_ms(row.created_at), row.content) not in present:

@@ -13,6 +13,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from apps.lifecycle.models import Lease
@@ -35,7 +36,8 @@ def lease_acquire(*, name: str, ttl: float) -> Held | None:
     token = secrets.token_hex(16)
     until = now + timedelta(seconds=ttl)
     # An expired lease (its holder died) is taken over in one conditional UPDATE.
-    if Lease.objects.filter(name=name, until__lt=now).update(token=token, until=until) == 1:
+    stale = Q(until__lt=now) | Q(until__isnull=True)
+    if Lease.objects.filter(stale, name=name).update(token=token, until=until) == 1:
         return Held(name=name, token=token)
     try:
         with transaction.atomic():

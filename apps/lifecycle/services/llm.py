@@ -38,6 +38,10 @@ class Answer:
         return self.status == OK
 
 
+# What a step records when it fell back because no model is configured.
+NO_LLM = Answer(NOT_CONFIGURED, error="no LLM is configured")
+
+
 def llm_configured() -> bool:
     try:
         return get_chat_model() is not None
@@ -55,7 +59,7 @@ def ask(messages: list[ChatMessage], *, timeout: float) -> Answer:
     except ImproperlyConfigured as exc:
         return Answer(FAILED, error=f"LLM misconfigured: {exc}")
     if model is None:
-        return Answer(NOT_CONFIGURED, error="no LLM is configured")
+        return NO_LLM
     timeout = max(float(timeout), 0.001)
     box: dict = {}
 

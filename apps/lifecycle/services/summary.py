@@ -29,7 +29,7 @@ from apps.lifecycle.services.common import (
 )
 from apps.lifecycle.services.extractive import extractive_summary
 from apps.lifecycle.services.leases import lease_acquire, lease_extend, lease_release, lease_ttl
-from apps.lifecycle.services.llm import Answer, ask, llm_configured
+from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import summary_prompt
 from apps.lifecycle.services.runs import MessageRange, range_key, run_applied, run_record
 from apps.providers.tokens import count_tokens
@@ -59,7 +59,7 @@ def pending_summary(
 def _next_chunk(session: Session, through: Message | None) -> _Chunk | None:
     meta = conv.session_meta(session=session)
     messages = take_chunk(
-        pending_summary(session=session, through=through),
+        pending_summary(session=session, through=through, meta=meta),
         budget_tokens=session.agent.config.summary_chunk_tokens,
     )
     if not messages:
@@ -82,7 +82,7 @@ def _generate(session: Session, chunk: _Chunk, deadline: float | None) -> tuple[
         text = extractive_summary(
             old=chunk.old_summary, messages=chunk.messages, max_tokens=config.summary_max_tokens
         )
-        return text, Answer(status="not_configured", error="no LLM is configured")
+        return text, NO_LLM
     answer = ask(
         summary_prompt(
             old_summary=chunk.old_summary,
