@@ -55,10 +55,10 @@ class AgentConfig:
     consolidation_timeout_seconds: Annotated[float, Field(gt=0)] = 30.0  # seed 004
     raw_fallback_messages: Positive = 10  # [raw-fallback] history entry size (seed 004)
     raw_fallback_chars: Positive = 200
-    # Seed 000 clears messages on reset; seed 004 consolidates first. "fallback": the
-    # messages no LLM consolidation covered are archived whole before they go; "always":
-    # every message a reset deletes is archived whole.
-    reset_archive: Literal["fallback", "always"] = "fallback"
+    # Seed 000 clears messages on reset; seed 004 consolidates first. "always": every message
+    # a reset deletes is archived whole first (an LLM's history entry is a summary, not the
+    # text); "fallback": only those no LLM consolidation covered.
+    reset_archive: Literal["always", "fallback"] = "always"
     # --- learnings and error memory (seeds 000, 001) ---
     error_memory_ttl_days: Positive = 90  # an error record's life, refreshed on every hit
     error_hints_limit: NonNegative = 5  # hints per failing tool (append, get_context)

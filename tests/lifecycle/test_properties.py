@@ -130,6 +130,9 @@ def test_nothing_stored_is_lost(settings, client, llm_server, operations, answer
             "max_history_messages": 4,
             "memory_window": 5,
             "consolidation_keep": 2,
+            # The harder mode: only what no LLM consolidation covered is archived on reset,
+            # so the "faithful" model's history entries must hold the rest.
+            "reset_archive": "fallback",
         },
     )
     api = ApiClient(key=issue_key(agent), client=client)

@@ -10,15 +10,17 @@ from apps.conversations.models import Message, SessionMeta, Summary
 from apps.entries.models import Entry
 from apps.lifecycle.models import HistoryEntry
 from tests.lifecycle.helpers import add, faithful, use_llm
-from tests.support.llm_server import Delay, Reply
+from tests.support.llm_server import Completion, Delay, Reply
 
 pytestmark = pytest.mark.django_db
 
 
-def test_reset_consolidates_first_and_archives_nothing_when_the_llm_covered_it(
+def test_with_reset_archive_fallback_what_the_llm_covered_is_not_archived(
     api, agent, session, settings, llm_server
 ):
     use_llm(settings, llm_server)
+    agent.settings = {"reset_archive": "fallback"}
+    agent.save()
     add(session, "My cat is called Whiskerino.", "Noted.", role=None)
     Summary.objects.create(session=session, content="Earlier: cats.")
     llm_server.script(Reply(faithful))
@@ -83,19 +85,17 @@ def test_without_an_llm_reset_keeps_everything_in_an_archive(api, agent, session
     )
 
 
-def test_reset_archive_always_keeps_even_what_the_llm_covered(
+def test_by_default_a_reset_keeps_even_what_the_llm_summarised(
     api, agent, session, settings, llm_server
 ):
     use_llm(settings, llm_server)
-    agent.settings = {"reset_archive": "always"}
-    agent.save()
-    add(session, "hello")
-    llm_server.script(Reply(faithful))
+    add(session, "hello, my cat is Whiskerino")
+    llm_server.script(Completion('{"history_entry": "[x] Talked about a cat."}'))
 
     body = api.post(f"/sessions/{session.id}/reset").json()
 
-    assert body["runs"][0]["status"] == "ok"
-    assert "hello" in Entry.objects.get(name=body["archive"]).content
+    assert (body["runs"][0]["status"], body["archive"]) == ("ok", "archive/chat-1/1")
+    assert "hello, my cat is Whiskerino" in Entry.objects.get(name=body["archive"]).content
 
 
 def test_reset_of_an_empty_session_writes_nothing(api, agent, session):

@@ -33,7 +33,7 @@ class ResetOutcome:
 def _archive_kept(session: Session) -> str | None:
     """Archive, whole, the messages a reset would lose; the archive's name, or None."""
     qs = conv.session_messages(session=session)
-    if session.agent.config.reset_archive != "always":
+    if session.agent.config.reset_archive == "fallback":
         qs = qs.exclude(consolidation=Consolidation.OK)
     messages = list(qs)
     if not messages:
