@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 from django.views.generic import RedirectView
 
 from apps.core import views
@@ -9,6 +9,8 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("review/", include("apps.review.urls")),
     path("api/docs", RedirectView.as_view(url="/api/v1/docs", permanent=False)),
     path("api/v1/", api.urls),
 ]

@@ -3,7 +3,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from apps.agents import services
-from apps.agents.models import Agent, ApiKey, Team
+from apps.agents.models import Agent, ApiKey, Membership, Team
 
 
 class AgentInline(admin.TabularInline):
@@ -14,12 +14,19 @@ class AgentInline(admin.TabularInline):
     show_change_link = True
 
 
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    fields = ["user", "role", "created_at"]
+    readonly_fields = ["created_at"]
+    autocomplete_fields = ["user"]
+    extra = 0
+
+
 @admin.register(Team)
 class TeamAdmin(admin.ModelAdmin):
     list_display = ["name", "created_at"]
     search_fields = ["name"]
-    filter_horizontal = ["members"]
-    inlines = [AgentInline]
+    inlines = [MembershipInline, AgentInline]
 
 
 class ApiKeyInline(admin.TabularInline):

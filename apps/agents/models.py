@@ -9,7 +9,9 @@ class Team(models.Model):
     """Humans who review the memory of a group of agents."""
 
     name = models.CharField(max_length=100, unique=True)
-    members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="teams", blank=True)
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="Membership", related_name="teams", blank=True
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -17,6 +19,34 @@ class Team(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class MemberRole(models.TextChoices):
+    VIEWER = "viewer"  # reads the review pages
+    EDITOR = "editor"  # also curates: edits, approves, deletes, retries
+
+
+class Membership(models.Model):
+    """A user's place in a team: the review pages and the admin show that team's agents."""
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=16, choices=MemberRole.choices, default=MemberRole.VIEWER)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["team", "user"]
+        constraints = [
+            models.UniqueConstraint(fields=["team", "user"], name="membership_unique"),
+            models.CheckConstraint(
+                condition=models.Q(role__in=["viewer", "editor"]), name="membership_role"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.team} ({self.role})"
 
 
 class Agent(models.Model):
@@ -69,3 +99,30 @@ class ApiKey(models.Model):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None
+
+
+class AuditEvent(models.Model):
+    """A change a person made from a review page or the admin: who, what, when, and the
+    object before and after (JSON). Kept when the user goes; removed with the agent."""
+
+    agent = models.ForeignKey(
+        Agent, on_delete=models.CASCADE, null=True, blank=True, related_name="audit_events"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    username = models.CharField(max_length=150)
+    source = models.CharField(max_length=16)  # "review" or "admin"
+    action = models.CharField(max_length=64)  # e.g. fact.approve, learning.update
+    object_type = models.CharField(max_length=64)
+    object_id = models.CharField(max_length=64, blank=True, default="")
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["agent", "-created_at", "-id"], name="audit_agent_time")]
+
+    def __str__(self) -> str:
+        return f"{self.username} {self.action} {self.object_type}#{self.object_id}"

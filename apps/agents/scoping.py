@@ -9,7 +9,8 @@ def for_teams(qs: QuerySet, request: HttpRequest, path: str = "agent__team") -> 
     """`qs` limited to rows whose team (at `path`) has the user as a member."""
     if request.user.is_superuser:
         return qs
-    return qs.filter(**{f"{path}__members": request.user}).distinct()
+    # One membership row per (team, user): the join cannot duplicate rows.
+    return qs.filter(**{f"{path}__memberships__user": request.user})
 
 
 class TeamScopedAdmin(admin.ModelAdmin):

@@ -4,8 +4,9 @@ import hmac
 
 from django.db.models import QuerySet
 
-from apps.agents.models import Agent, ApiKey
+from apps.agents.models import Agent, ApiKey, AuditEvent, MemberRole, Membership
 from apps.agents.services import KEY_PREFIX, hash_key
+from apps.core.errors import NotFound
 
 
 def api_key_lookup(*, raw: str) -> ApiKey | None:
@@ -22,8 +23,37 @@ def api_key_lookup(*, raw: str) -> ApiKey | None:
 
 
 def agents_for_user(*, user) -> QuerySet[Agent]:
-    """Agents whose team the user belongs to; staff see all."""
+    """Agents whose team the user belongs to; superusers see every team's."""
     qs = Agent.objects.select_related("team")
+    if not user.is_authenticated:
+        return qs.none()
     if user.is_superuser:
         return qs
-    return qs.filter(team__members=user)
+    return qs.filter(team__memberships__user=user)
+
+
+def agent_for_user(*, user, slug: str) -> Agent:
+    """The agent `slug` if the user may see it; NotFound otherwise (another team's agent
+    looks exactly like a missing one)."""
+    agent = agents_for_user(user=user).filter(slug=slug).first()
+    if agent is None:
+        raise NotFound(f"no agent '{slug}'")
+    return agent
+
+
+def user_role(*, user, agent: Agent) -> str | None:
+    """The user's role on the agent's team: editor, viewer, or None. Superusers edit."""
+    if not user.is_authenticated:
+        return None
+    if user.is_superuser:
+        return MemberRole.EDITOR
+    return (
+        Membership.objects.filter(team_id=agent.team_id, user=user)
+        .values_list("role", flat=True)
+        .first()
+    )
+
+
+def audit_events(*, agent: Agent, limit: int = 50) -> list[AuditEvent]:
+    """The agent's newest audit events first."""
+    return list(AuditEvent.objects.filter(agent=agent)[:limit])

@@ -1,16 +1,19 @@
 """The one write path for teams, agents and API keys."""
 
 import hashlib
+import json
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth import get_user_model
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
 from apps.agents.config import FIELD_NAMES, validate_overrides
-from apps.agents.models import Agent, ApiKey, Team
+from apps.agents.models import Agent, ApiKey, AuditEvent, MemberRole, Membership, Team
 from apps.core.errors import Conflict, InvalidInput
 
 KEY_PREFIX = "mh_"
@@ -92,3 +95,69 @@ def agent_update_settings(*, agent: Agent, changes: dict[str, Any]) -> Agent:
         agent.settings = merged
         agent.save(update_fields=["settings", "updated_at"])
     return agent
+
+
+def membership_set(*, team: Team, user, role: str) -> Membership:
+    """Make `user` a member of `team` with `role` (viewer or editor); idempotent."""
+    if role not in MemberRole.values:
+        raise InvalidInput(f"unknown role '{role}'", loc=["role"])
+    membership, _ = Membership.objects.update_or_create(
+        team=team, user=user, defaults={"role": role}
+    )
+    return membership
+
+
+@dataclass(frozen=True)
+class CreatedUser:
+    user: Any
+    password: str
+    generated: bool  # True: the password was drawn here and must be shown once
+
+
+def user_create(
+    *, username: str, team_name: str, role: str, staff: bool = False, password: str = ""
+) -> CreatedUser:
+    """Create a user who reviews `team_name` (created if needed) with `role`; a password is
+    generated when none is given. Conflict if the username is taken."""
+    User = get_user_model()
+    if not username or len(username) > 150:
+        raise InvalidInput("username must be 1 to 150 characters", loc=["username"])
+    generated = not password
+    password = password or secrets.token_urlsafe(12)
+    with transaction.atomic():
+        if User.objects.filter(username=username).exists():
+            raise Conflict(f"user '{username}' already exists", loc=["username"])
+        user = User.objects.create_user(username=username, password=password, is_staff=staff)
+        membership_set(team=team_get_or_create(name=team_name), user=user, role=role)
+    return CreatedUser(user=user, password=password, generated=generated)
+
+
+def snapshot(obj: Any, fields: list[str]) -> dict[str, Any]:
+    """The named fields of `obj` as JSON-safe values, for an audit event's before/after."""
+    raw = {name: getattr(obj, name) for name in fields}
+    return json.loads(json.dumps(raw, cls=DjangoJSONEncoder, default=str))
+
+
+def audit_record(
+    *,
+    user,
+    agent: Agent | None,
+    source: str,
+    action: str,
+    target: Any,
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
+) -> AuditEvent:
+    """Record a change a person made (`source`: "review" or "admin") to `target`, with
+    JSON-safe snapshots before and after. Joins the caller's transaction."""
+    return AuditEvent.objects.create(
+        agent=agent,
+        user=user if getattr(user, "pk", None) else None,
+        username=getattr(user, "username", "") or "",
+        source=source,
+        action=action,
+        object_type=target._meta.model_name if hasattr(target, "_meta") else str(target),
+        object_id=str(getattr(target, "pk", "") or ""),
+        before=before,
+        after=after,
+    )

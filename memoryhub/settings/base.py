@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_celery_beat",
+    "django_htmx",
     "ninja",
     "apps.core",
     "apps.providers",
@@ -60,6 +61,7 @@ INSTALLED_APPS = [
     "apps.learnings",
     "apps.lifecycle",
     "apps.memory",
+    "apps.review",
 ]
 
 MIDDLEWARE = [
@@ -71,6 +73,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
 ]
 
 ROOT_URLCONF = "memoryhub.urls"
@@ -121,7 +124,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-LOGIN_URL = "admin:login"
+# People log in at /accounts/login/ (Django's auth views) and land on the review pages.
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "review:dashboard"
+LOGOUT_REDIRECT_URL = "login"
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True

@@ -1,0 +1,85 @@
+"""Who may see and change what on the review pages.
+
+Every agent page is addressed by the agent's slug. A user who is not a member of the agent's
+team gets 404, exactly as for an agent that does not exist; viewers read, editors change
+(403 for a viewer's POST); anonymous users are sent to the login page.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.views.decorators.http import require_http_methods
+
+from apps.agents.models import Agent, MemberRole
+from apps.agents.selectors import agent_for_user, user_role
+from apps.core.errors import NotFound
+
+
+@dataclass(frozen=True)
+class Access:
+    """The agent a review page is about, and what the user may do with it."""
+
+    agent: Agent
+    role: str
+
+    @property
+    def can_edit(self) -> bool:
+        return self.role == MemberRole.EDITOR
+
+
+def _resolve(request: HttpRequest, slug: str) -> Access:
+    try:
+        agent = agent_for_user(user=request.user, slug=slug)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    role = user_role(user=request.user, agent=agent)
+    if role is None:  # pragma: no cover - agent_for_user already filtered by membership
+        raise Http404(f"no agent '{slug}'")
+    return Access(agent=agent, role=role)
+
+
+def agent_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A page about one agent, for any member of its team: `view(request, access, ...)`."""
+
+    @login_required
+    @require_http_methods(["GET", "HEAD"])
+    @wraps(view)
+    def wrapped(request: HttpRequest, slug: str, *args, **kwargs) -> HttpResponse:
+        return view(request, _resolve(request, slug), *args, **kwargs)
+
+    return wrapped
+
+
+def agent_action(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A change to one agent's memory, POST only and for editors: `view(request, access, ...)`.
+    A viewer gets 403; someone outside the team 404 (the agent is not there for them)."""
+
+    @login_required
+    @require_http_methods(["POST"])
+    @wraps(view)
+    def wrapped(request: HttpRequest, slug: str, *args, **kwargs) -> HttpResponse:
+        access = _resolve(request, slug)
+        if not access.can_edit:
+            raise PermissionDenied("editors only")
+        return view(request, access, *args, **kwargs)
+
+    return wrapped
+
+
+def agent_form(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """An edit form: GET shows it, POST saves; both for editors only (viewers get 403)."""
+
+    @login_required
+    @require_http_methods(["GET", "HEAD", "POST"])
+    @wraps(view)
+    def wrapped(request: HttpRequest, slug: str, *args, **kwargs) -> HttpResponse:
+        access = _resolve(request, slug)
+        if not access.can_edit:
+            raise PermissionDenied("editors only")
+        return view(request, access, *args, **kwargs)
+
+    return wrapped

@@ -1,0 +1,15 @@
+"""SCAFFOLD: to be written."""
+
+from django.http import HttpResponse
+
+from apps.review.access import agent_page
+
+
+@agent_page
+def session_list(request, access, **kwargs):
+    return HttpResponse("scaffold", status=501)
+
+
+@agent_page
+def session_timeline(request, access, **kwargs):
+    return HttpResponse("scaffold", status=501)
