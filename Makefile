@@ -8,22 +8,31 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint format migrate bootstrap clean
 
+# One line per step, so a first install (a minute or more) never looks stuck.
 $(STAMP): requirements/base.txt requirements/dev.txt
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements/dev.txt
-	touch $(STAMP)
+	@test -x $(BIN)/python || { echo "==> creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
+	@echo "==> installing requirements (about a minute the first time)"
+	@$(BIN)/pip install --quiet --upgrade pip
+	@$(BIN)/pip install --quiet --progress-bar off -r requirements/dev.txt
+	@touch $(STAMP)
 
 migrate: $(STAMP)
-	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	@echo "==> migrating the database"
+	@$(BIN)/python manage.py migrate --noinput
+	@echo "==> collecting static files"
+	@$(BIN)/python manage.py collectstatic --noinput --verbosity 0
 
 bootstrap: migrate
-	$(BIN)/python manage.py bootstrap
+	@echo "==> bootstrap (admin user and demo agent, the first time)"
+	@PORT=$(PORT) $(BIN)/python manage.py bootstrap
 
+# honcho hands out PORT from its base port: -p keeps web on $(PORT). The worker runs the
+# solo pool here: honcho stops a process by sending SIGTERM to its whole process group, which
+# killed prefork's pool child mid-shutdown (an ERROR, then a SIGKILL after 5 s).
 run: bootstrap
-	# honcho hands out PORT from its base port: -p keeps web on $(PORT).
-	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/honcho start -p $(PORT) web worker beat
+	@echo "==> starting web, worker and beat (Ctrl-C stops them)"
+	@PATH=$(CURDIR)/$(BIN):$$PATH PORT=$(PORT) WORKER_POOL=$${WORKER_POOL:-solo} \
+		$(BIN)/honcho start -p $(PORT) web worker beat
 
 test: $(STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)

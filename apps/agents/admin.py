@@ -1,12 +1,15 @@
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.utils.cache import add_never_cache_headers
 
 from apps.agents import services
-from apps.agents.models import Agent, ApiKey, Membership, Team
+from apps.agents.models import Agent, ApiKey, AuditEvent, Membership, Team
+from apps.agents.scoping import TeamScopedAdmin, TeamScopedTabularInline
 
 
-class AgentInline(admin.TabularInline):
+class AgentInline(TeamScopedTabularInline):
     model = Agent
     fields = ["slug", "name", "created_at"]
     readonly_fields = ["created_at"]
@@ -14,7 +17,7 @@ class AgentInline(admin.TabularInline):
     show_change_link = True
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(TeamScopedTabularInline):
     model = Membership
     fields = ["user", "role", "created_at"]
     readonly_fields = ["created_at"]
@@ -23,13 +26,13 @@ class MembershipInline(admin.TabularInline):
 
 
 @admin.register(Team)
-class TeamAdmin(admin.ModelAdmin):
+class TeamAdmin(TeamScopedAdmin):
     list_display = ["name", "created_at"]
     search_fields = ["name"]
     inlines = [MembershipInline, AgentInline]
 
 
-class ApiKeyInline(admin.TabularInline):
+class ApiKeyInline(TeamScopedTabularInline):
     model = ApiKey
     fields = ["prefix", "name", "created_at", "last_used_at", "revoked_at"]
     readonly_fields = fields
@@ -41,7 +44,7 @@ class ApiKeyInline(admin.TabularInline):
 
 
 @admin.register(Agent)
-class AgentAdmin(admin.ModelAdmin):
+class AgentAdmin(TeamScopedAdmin):
     list_display = ["slug", "name", "team", "created_at"]
     list_filter = ["team"]
     search_fields = ["slug", "name"]
@@ -50,18 +53,36 @@ class AgentAdmin(admin.ModelAdmin):
     actions = ["issue_key"]
 
     @admin.action(description="Issue a new API key (shown once)")
-    def issue_key(self, request: HttpRequest, queryset: QuerySet[Agent]) -> None:
-        for agent in queryset:
-            issued = services.api_key_issue(agent=agent, name=f"admin:{request.user}")
-            self.message_user(
-                request,
-                f"New key for {agent.slug} (copy it now, it is not shown again): {issued.raw}",
-                messages.WARNING,
+    def issue_key(self, request: HttpRequest, queryset: QuerySet[Agent]) -> TemplateResponse | None:
+        """The raw keys are on this response's page only: no message, no cookie, no cache."""
+        if not queryset.exists():  # the selection held only agents of other teams
+            self.message_user(request, "No agent of your teams was selected.", messages.ERROR)
+            return None
+        issued = []
+        for agent in queryset:  # the scoped queryset: only agents of the user's teams
+            key = services.api_key_issue(agent=agent, name=f"admin:{request.user}")
+            services.audit_record(
+                user=request.user,
+                agent=agent,
+                source="admin",
+                action="apikey.issue",
+                target=key.api_key,
+                after=services.snapshot(key.api_key, ["prefix", "name", "created_at"]),
             )
+            issued.append(key)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "New API keys",
+            "issued": issued,
+        }
+        response = TemplateResponse(request, "admin/agents/issued_key.html", context)
+        add_never_cache_headers(response)  # Cache-Control: no-store, among others
+        return response
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(TeamScopedAdmin):
     list_display = ["prefix", "agent", "name", "created_at", "last_used_at", "revoked_at"]
     list_filter = [("revoked_at", admin.EmptyFieldListFilter), "agent__team"]
     search_fields = ["prefix", "name", "agent__slug"]
@@ -77,3 +98,24 @@ class ApiKeyAdmin(admin.ModelAdmin):
         for api_key in queryset:
             services.api_key_revoke(api_key=api_key)
         self.message_user(request, f"Revoked {queryset.count()} key(s).")
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(TeamScopedAdmin):
+    """Who changed what, from a review page or here: read-only."""
+
+    list_display = ["created_at", "username", "source", "action", "object_type", "object_id",
+                    "agent"]  # fmt: skip
+    list_filter = ["source", "action", "agent"]
+    search_fields = ["username", "action", "object_id"]
+    date_hierarchy = "created_at"
+    readonly_fields = [f.name for f in AuditEvent._meta.concrete_fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False

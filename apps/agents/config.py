@@ -65,6 +65,10 @@ class AgentConfig:
     # --- long-term memory: facts (seed 001, seed 002) ---
     fact_dedup_threshold: Ratio = 0.92  # same-category cosine at or above this is one fact
     fact_default_importance: Ratio = 0.5  # importance of a fact saved without one
+    # Review queue (issue 11): facts the lifecycle proposes (flush, extraction) and saves
+    # with `review: true` wait as "pending" (not recalled, not in get_context) until an
+    # editor approves them on the review pages. Off: both are active at once.
+    fact_review: bool = False
     category_match_threshold: Ratio = 0.35  # cosine for auto-categorisation and recall tier 1
     salience_decay_per_day: Ratio = 0.95  # recency decay factor per day since last access
     salience_access_boost: Annotated[float, Field(ge=0.0)] = 0.2  # x ln(1 + access_count)

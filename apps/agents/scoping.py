@@ -1,23 +1,236 @@
-"""Admin pages see the agents of the staff user's teams; superusers see every team."""
+"""The admin keeps to the staff user's teams (superusers see every team), and every change made
+in it is recorded as an audit event (source "admin"): who, what, when, before and after."""
+
+import json
+from collections.abc import Callable
+from typing import Any
 
 from django.contrib import admin
+from django.contrib.admin.utils import get_fields_from_path
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import models, transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from apps.agents.models import Agent, Team
+from apps.agents.services import audit_record
+
+# The foreign keys followed, in this order, from a model to its team.
+_HOPS = ("team", "agent", "session", "fact", "entry")
+# Never copied into an audit event: vectors are noise, hashes and passwords are secrets, and
+# the event has its own time.
+_NOT_AUDITED = {"embedding", "hashed_key", "password", "updated_at"}
+
+
+def team_path(model: type[models.Model]) -> str | None:
+    """The lookup from `model` to its Team ("" for Team itself), or None when it has no team
+    (such a model is for superusers only)."""
+    if model is Team:
+        return ""
+    fields = {f.name: f for f in model._meta.concrete_fields if f.is_relation}
+    for hop in _HOPS:
+        field = fields.get(hop)
+        if field is None or field.related_model is model:
+            continue
+        rest = team_path(field.related_model)
+        if rest is not None:
+            return f"{hop}__{rest}" if rest else hop
+    return None
+
 
 def for_teams(qs: QuerySet, request: HttpRequest, path: str = "agent__team") -> QuerySet:
-    """`qs` limited to rows whose team (at `path`) has the user as a member."""
+    """`qs` limited to rows whose team (at `path`, "" for teams) has the user as a member."""
     if request.user.is_superuser:
         return qs
     # One membership row per (team, user): the join cannot duplicate rows.
-    return qs.filter(**{f"{path}__memberships__user": request.user})
+    prefix = f"{path}__" if path else ""
+    return qs.filter(**{f"{prefix}memberships__user": request.user})
 
 
-class TeamScopedAdmin(admin.ModelAdmin):
-    """A ModelAdmin whose list, search, filters and object pages keep to the user's teams:
-    another team's object answers 404, as if it did not exist."""
+def agent_of(obj: models.Model) -> Agent | None:
+    """The agent `obj` belongs to (through its team path), or None (teams, memberships)."""
+    if isinstance(obj, Agent):
+        return obj
+    hops = (team_path(type(obj)) or "").split("__")
+    if "agent" not in hops:
+        return None
+    for hop in hops[: hops.index("agent") + 1]:
+        obj = getattr(obj, hop, None)
+        if obj is None:
+            return None
+    return obj
 
-    team_path = "agent__team"
+
+def _json(values: dict[str, Any]) -> dict[str, Any]:
+    return json.loads(json.dumps(values, cls=DjangoJSONEncoder, default=str))
+
+
+def audited_fields(model: type[models.Model], names: list[str] | None = None) -> list[str]:
+    """The concrete, non-secret fields of `model` (of `names` when given) an event copies."""
+    fields = [f.name for f in model._meta.concrete_fields if f.name not in _NOT_AUDITED]
+    return fields if names is None else [n for n in names if n in fields]
+
+
+def _rows(qs: QuerySet, fields: list[str]) -> dict[Any, dict[str, Any]]:
+    """`fields` of each row, by primary key."""
+    pk = qs.model._meta.pk.name
+    return {
+        row[pk]: _json({f: row[f] for f in fields})
+        for row in qs.values(*dict.fromkeys([pk, *fields]))
+    }
+
+
+class TeamScopedMixin:
+    """For a ModelAdmin or an inline: rows, foreign-key choices and related list filters keep
+    to the user's teams. Another team's object answers as if it did not exist (the admin
+    redirects to its index with "doesn't exist")."""
+
+    team_path: str | None = None  # derived from the model when unset
+
+    def _team_path(self) -> str | None:
+        return self.team_path if self.team_path is not None else team_path(self.model)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
-        return for_teams(super().get_queryset(request), request, self.team_path)
+        qs = super().get_queryset(request)
+        path = self._team_path()
+        if path is None:
+            return qs if request.user.is_superuser else qs.none()
+        return for_teams(qs, request, path)
+
+    def get_field_queryset(self, db, db_field, request: HttpRequest):
+        # Serves every foreign-key and many-to-many choice list, autocomplete included.
+        qs = super().get_field_queryset(db, db_field, request)
+        path = team_path(db_field.related_model)
+        if path is None or request.user.is_superuser:
+            return qs
+        if qs is None:
+            qs = db_field.related_model._default_manager.using(db).all()
+        return for_teams(qs, request, path)
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        scoped = self._team_path() is not None or request.user.is_superuser
+        return scoped and super().has_view_permission(request, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        scoped = self._team_path() is not None or request.user.is_superuser
+        return scoped and super().has_change_permission(request, obj)
+
+
+class AuditedMixin:
+    """Records each admin change as an AuditEvent: saves (the changed fields before and
+    after), inline rows, deletions, and each custom action (the fields it changed)."""
+
+    def _audit(self, request, obj, verb: str, before=None, after=None) -> None:
+        # An agent's events go with it: the event of deleting an agent belongs to no agent.
+        agent = None if isinstance(obj, Agent) and verb == "delete" else agent_of(obj)
+        audit_record(
+            user=request.user,
+            agent=agent,
+            source="admin",
+            action=f"{obj._meta.model_name}.{verb}",
+            target=obj,
+            before=before,
+            after=after,
+        )
+
+    def _audit_form(self, request, form, change: bool) -> None:
+        obj = form.instance
+        model = type(obj)
+        fields = audited_fields(model, list(form.changed_data)) if change else None
+        if change and not fields:
+            return
+        after = _rows(model._default_manager.filter(pk=obj.pk), audited_fields(model, fields))
+        if not after:  # the row went away while saving: nothing to show
+            return
+        before = _json({f: form.initial.get(f) for f in fields}) if change else None
+        self._audit(request, obj, "update" if change else "create", before, after[obj.pk])
+
+    def _audit_deletion(self, request, obj) -> None:
+        model = type(obj)
+        before = _rows(model._default_manager.filter(pk=obj.pk), audited_fields(model))
+        self._audit(request, obj, "delete", before=before.get(obj.pk))
+
+    def save_related(self, request, form, formsets, change) -> None:
+        # Runs after save_model (which subclasses override to call services) in the admin's
+        # transaction; reading the saved row back shows what the service really stored.
+        super().save_related(request, form, formsets, change)
+        self._audit_form(request, form, change)
+
+    def save_formset(self, request, form, formset, change) -> None:
+        for deleted in formset.deleted_forms:
+            if deleted.instance.pk is not None:  # recorded before the row goes
+                self._audit_deletion(request, deleted.instance)
+        super().save_formset(request, form, formset, change)
+        for inline_form in formset.forms:
+            if inline_form in formset.deleted_forms or not inline_form.has_changed():
+                continue
+            if inline_form.instance.pk is not None:
+                added = inline_form.instance in formset.new_objects
+                self._audit_form(request, inline_form, change=not added)
+
+    def delete_model(self, request, obj) -> None:
+        with transaction.atomic():
+            self._audit_deletion(request, obj)
+            super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset) -> None:
+        with transaction.atomic():
+            for obj in queryset:
+                self._audit_deletion(request, obj)
+            super().delete_queryset(request, queryset)
+
+    def get_actions(self, request: HttpRequest) -> dict:
+        actions = super().get_actions(request)
+        return {
+            name: (func if name == "delete_selected" else self._audited(func, name), name, text)
+            for name, (func, _, text) in actions.items()
+        }
+
+    def _audited(self, func: Callable, name: str) -> Callable:
+        """`func` run as is (no transaction: actions call services that embed), then one
+        event per selected row it changed, with the changed fields before and after."""
+
+        def action(modeladmin, request, queryset):
+            fields = audited_fields(queryset.model)
+            pks = list(queryset.values_list("pk", flat=True))
+            before = _rows(queryset.model._default_manager.filter(pk__in=pks), fields)
+            response = func(modeladmin, request, queryset)
+            after = _rows(queryset.model._default_manager.filter(pk__in=pks), fields)
+            objects = queryset.model._default_manager.in_bulk(list(after))
+            for pk, old in before.items():
+                new = after.get(pk)
+                if new is None or new == old:
+                    continue
+                changed = [f for f in fields if old.get(f) != new.get(f)]
+                self._audit(
+                    request,
+                    objects[pk],
+                    name,
+                    before={f: old.get(f) for f in changed},
+                    after={f: new.get(f) for f in changed},
+                )
+            return response
+
+        action.__name__ = name
+        return action
+
+
+class TeamScopedAdmin(TeamScopedMixin, AuditedMixin, admin.ModelAdmin):
+    """A ModelAdmin kept to the user's teams, whose every change is audited."""
+
+    def get_list_filter(self, request: HttpRequest):
+        # A plain related filter lists every team's agents: staff see only those with rows here.
+        filters = super().get_list_filter(request)
+        if request.user.is_superuser:
+            return filters
+        return [self._related_only(f) for f in filters]
+
+    def _related_only(self, list_filter):
+        path = list_filter if isinstance(list_filter, str) else ""
+        if path and get_fields_from_path(self.model, path)[-1].is_relation:
+            return (path, admin.RelatedOnlyFieldListFilter)
+        return list_filter
+
+
+class TeamScopedTabularInline(TeamScopedMixin, admin.TabularInline):
+    """An inline whose foreign-key choices keep to the user's teams."""

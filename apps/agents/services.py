@@ -4,6 +4,7 @@ import hashlib
 import json
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -132,10 +133,22 @@ def user_create(
     return CreatedUser(user=user, password=password, generated=generated)
 
 
+class _AuditEncoder(DjangoJSONEncoder):
+    """Django's encoder, with full microseconds and str() for anything else (a related row)."""
+
+    def default(self, o: Any) -> Any:
+        if isinstance(o, datetime):
+            return o.isoformat()
+        try:
+            return super().default(o)
+        except TypeError:
+            return str(o)
+
+
 def snapshot(obj: Any, fields: list[str]) -> dict[str, Any]:
     """The named fields of `obj` as JSON-safe values, for an audit event's before/after."""
     raw = {name: getattr(obj, name) for name in fields}
-    return json.loads(json.dumps(raw, cls=DjangoJSONEncoder, default=str))
+    return json.loads(json.dumps(raw, cls=_AuditEncoder))
 
 
 def audit_record(

@@ -1,35 +1,61 @@
 from django.contrib import admin
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
 
+from apps.agents.scoping import TeamScopedAdmin
 from apps.conversations.models import Message, Session, SessionMeta, Summary
-from apps.search.admin import embedding_status_filter
+from apps.search.admin import HasVectorFilter, embedding_status_filter
 
 
 @admin.register(Session)
-class SessionAdmin(admin.ModelAdmin):
+class SessionAdmin(TeamScopedAdmin):
     list_display = ["key", "agent", "title", "created_at", "updated_at"]
     list_filter = ["agent__team", "agent"]
     search_fields = ["key", "title", "id"]
-    readonly_fields = ["id", "agent", "created_at", "updated_at"]
+    readonly_fields = ["id", "agent", "created_at", "updated_at", "message_list", "rolling_summary",
+                       "fact_list"]  # fmt: skip
     date_hierarchy = "created_at"
+
+    @admin.display(description="messages")
+    def message_list(self, obj: Session) -> str:
+        # A link, not an inline: a session can hold many thousands of messages.
+        url = reverse("admin:conversations_message_changelist")
+        count = obj.messages.count()
+        return format_html(
+            '<a href="{}?session__id__exact={}">{} message(s)</a>', url, obj.pk, count
+        )
+
+    @admin.display(description="rolling summary")
+    def rolling_summary(self, obj: Session) -> str:
+        text = Summary.objects.filter(session=obj).values_list("content", flat=True).first()
+        return text or "(none yet)"
+
+    @admin.display(description="facts")
+    def fact_list(self, obj: Session) -> str:
+        # A link only: conversations may not import facts (the domain apps are one layer).
+        url = reverse("admin:facts_fact_changelist")
+        return format_html(
+            '<a href="{}?session__id__exact={}">facts from this session</a>', url, obj.pk
+        )
 
 
 @admin.register(SessionMeta)
-class SessionMetaAdmin(admin.ModelAdmin):
+class SessionMetaAdmin(TeamScopedAdmin):
     list_display = ["session", "start_at", "summary_cursor", "updated_at"]
     search_fields = ["session__key"]
     readonly_fields = ["session", "start_at", "summary_cursor", "updated_at"]
 
 
 @admin.register(Summary)
-class SummaryAdmin(admin.ModelAdmin):
+class SummaryAdmin(TeamScopedAdmin):
     list_display = ["session", "updated_at"]
     search_fields = ["session__key", "content"]
     readonly_fields = ["session", "created_at", "updated_at"]
 
 
 @admin.register(Message)
-class MessageAdmin(admin.ModelAdmin):
+class MessageAdmin(TeamScopedAdmin):
     """History is the record of what was said: read-only except its importance."""
 
     list_display = ["created_at", "session", "role", "name", "short_content", "importance"]
@@ -37,7 +63,7 @@ class MessageAdmin(admin.ModelAdmin):
         "role",
         "agent__team",
         "agent",
-        ("embedding", admin.EmptyFieldListFilter),
+        ("embedding", HasVectorFilter),
         embedding_status_filter("messages"),
     ]
     search_fields = ["content", "name", "session__key", "=id"]

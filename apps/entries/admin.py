@@ -1,10 +1,11 @@
 from django.contrib import admin
 
+from apps.agents.scoping import TeamScopedAdmin, TeamScopedTabularInline
 from apps.entries.models import Entry, EntryAlias
 from apps.entries.services import entry_set_content
 
 
-class EntryAliasInline(admin.TabularInline):
+class EntryAliasInline(TeamScopedTabularInline):
     model = EntryAlias
     extra = 0
     fields = ["name", "created_at"]
@@ -15,7 +16,7 @@ class EntryAliasInline(admin.TabularInline):
 
 
 @admin.register(Entry)
-class EntryAdmin(admin.ModelAdmin):
+class EntryAdmin(TeamScopedAdmin):
     list_display = ["name", "agent", "kind", "needs_compression", "created_at", "updated_at"]
     list_filter = ["kind", "needs_compression", "agent"]
     search_fields = ["name", "content", "aliases__name"]

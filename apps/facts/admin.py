@@ -2,13 +2,14 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from apps.agents.scoping import TeamScopedAdmin, TeamScopedTabularInline
 from apps.core.errors import ApplicationError
 from apps.facts.models import Category, Fact, FactVersion
 from apps.facts.services import fact_merge, fact_update, facts_approve
 from apps.search.admin import embedding_status_filter
 
 
-class FactVersionInline(admin.TabularInline):
+class FactVersionInline(TeamScopedTabularInline):
     """The history of a fact: read-only, it is the audit trail."""
 
     model = FactVersion
@@ -21,8 +22,16 @@ class FactVersionInline(admin.TabularInline):
         return False
 
 
+class CategoryFilter(admin.AllValuesFieldListFilter):
+    """The category names of the facts listed, titled "category" (not the field's "name")."""
+
+    def __init__(self, field, request, params, model, model_admin, field_path):
+        super().__init__(field, request, params, model, model_admin, field_path)
+        self.title = "category"
+
+
 @admin.register(Fact)
-class FactAdmin(admin.ModelAdmin):
+class FactAdmin(TeamScopedAdmin):
     list_display = [
         "key",
         "category",
@@ -30,7 +39,7 @@ class FactAdmin(admin.ModelAdmin):
         "short_value",
         "status",
         "importance",
-        "salience",
+        "salience_2dp",
         "access_count",
         "source",
         "valid_to",
@@ -40,7 +49,7 @@ class FactAdmin(admin.ModelAdmin):
         "source",
         ("valid_to", admin.EmptyFieldListFilter),
         "agent",
-        "category__name",
+        ("category__name", CategoryFilter),
         embedding_status_filter("facts"),
     ]
     search_fields = ["key", "value", "category__name"]
@@ -50,7 +59,7 @@ class FactAdmin(admin.ModelAdmin):
         "normalized",
         "access_count",
         "last_accessed_at",
-        "salience",
+        "salience_2dp",
         "embedding_model",
         "embedding_error",
         "embedding_attempts",
@@ -61,7 +70,7 @@ class FactAdmin(admin.ModelAdmin):
         "created_at",
         "updated_at",
     ]
-    exclude = ["embedding"]
+    exclude = ["embedding", "salience"]  # salience: shown rounded, read-only
     inlines = [FactVersionInline]
     date_hierarchy = "created_at"
     actions = ["approve", "merge"]
@@ -95,6 +104,10 @@ class FactAdmin(admin.ModelAdmin):
             return
         self.message_user(request, f"Fact #{facts[1].pk} merged into #{kept.pk}.")
 
+    @admin.display(description="salience", ordering="salience")
+    def salience_2dp(self, obj: Fact) -> str:
+        return f"{obj.salience:.2f}"
+
     @admin.display(description="value")
     def short_value(self, obj: Fact) -> str:
         return obj.value[:80]
@@ -120,7 +133,7 @@ class FactAdmin(admin.ModelAdmin):
 
 
 @admin.register(Category)
-class CategoryAdmin(admin.ModelAdmin):
+class CategoryAdmin(TeamScopedAdmin):
     list_display = ["name", "agent", "created_at"]
     search_fields = ["name"]
     exclude = ["embedding"]

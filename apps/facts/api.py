@@ -39,7 +39,8 @@ def list_facts(request, query: Query[FactQuery]):
 
 @router.post("/facts", response={200: FactSaveOut, 201: FactSaveOut})
 def create_fact(request, payload: FactIn):
-    """Create a fact; a duplicate (exact or semantic) returns the existing one with 200."""
+    """Create a fact; a duplicate (exact or semantic) returns the existing one with 200.
+    `review: true` with the agent's fact_review on: the fact waits as pending."""
     result = services.fact_save(
         agent=request.auth,
         content=payload.value,
@@ -47,6 +48,7 @@ def create_fact(request, payload: FactIn):
         key=payload.key,
         importance=payload.importance,
         source=payload.source,
+        pending=payload.review and request.auth.config.fact_review,
     )
     return Status(200 if result.deduped else 201, save_out(result))
 

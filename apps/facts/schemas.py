@@ -50,6 +50,11 @@ class FactIn(Schema):
     key: str | None = Field(None, max_length=200)
     importance: float | None = Field(None, ge=0.0, le=1.0)
     source: Literal["agent", "user"] = "agent"
+    review: bool = Field(
+        False,
+        description="With the agent's fact_review on, the fact waits as pending (not recalled, "
+        "not in get_context) until an editor approves it. Off: ignored.",
+    )
 
 
 class FactPatch(Schema):

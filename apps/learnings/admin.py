@@ -7,8 +7,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
-from apps.agents.models import Agent
-from apps.agents.scoping import TeamScopedAdmin, for_teams
+from apps.agents.scoping import TeamScopedAdmin
 from apps.learnings import services
 from apps.learnings.models import ErrorRecord, Learning, LearningSource, LearningStatus, Outcome
 from apps.search.admin import embedding_status_filter
@@ -138,11 +137,6 @@ class LearningAdmin(TeamScopedAdmin):
     @admin.display(description="content")
     def short_content(self, obj: Learning) -> str:
         return obj.content[:100]
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "agent":
-            kwargs["queryset"] = for_teams(Agent.objects.all(), request, "team")
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     @admin.action(description="Approve (make active)")
     def approve(self, request: HttpRequest, queryset: QuerySet) -> None:

@@ -1,12 +1,13 @@
 from django.contrib import admin
 from django.http import HttpRequest
 
+from apps.agents.scoping import TeamScopedAdmin
 from apps.lifecycle.models import HistoryEntry, Lease, Run
 from apps.search.admin import embedding_status_filter
 
 
 @admin.register(Run)
-class RunAdmin(admin.ModelAdmin):
+class RunAdmin(TeamScopedAdmin):
     """The run log: every LLM call and fallback, read-only."""
 
     list_display = [
@@ -35,7 +36,7 @@ class RunAdmin(admin.ModelAdmin):
 
 
 @admin.register(HistoryEntry)
-class HistoryEntryAdmin(admin.ModelAdmin):
+class HistoryEntryAdmin(TeamScopedAdmin):
     """Seed 004's append-only history: read-only."""
 
     list_display = ["created_at", "agent", "session_key", "kind", "short_content"]
@@ -73,8 +74,9 @@ class HistoryEntryAdmin(admin.ModelAdmin):
 
 
 @admin.register(Lease)
-class LeaseAdmin(admin.ModelAdmin):
-    """Who holds which lifecycle lease; deleting a stuck one frees it."""
+class LeaseAdmin(TeamScopedAdmin):
+    """Who holds which lifecycle lease; deleting a stuck one frees it. Leases belong to no
+    team: superusers only."""
 
     list_display = ["name", "until"]
     readonly_fields = ["name", "token", "until"]

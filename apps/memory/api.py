@@ -103,6 +103,7 @@ def memory_save(request, payload: SaveIn):
         key=payload.key,
         importance=payload.importance,
         session_ref=payload.session_id,
+        review=payload.review,
     )
     return {**save_out(result.saved), "log": result.log_name}
 

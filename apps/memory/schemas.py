@@ -43,6 +43,11 @@ class SaveIn(Schema):
     key: str | None = Field(None, max_length=200)
     importance: float | None = Field(None, ge=0.0, le=1.0)
     session_id: str | None = Field(None, max_length=200)
+    review: bool = Field(
+        False,
+        description="With the agent's fact_review on, the fact waits as pending (not recalled, "
+        "not in get_context) until an editor approves it. Off: ignored.",
+    )
 
 
 class SaveOut(Schema):
@@ -51,7 +56,7 @@ class SaveOut(Schema):
     deduped: bool
     existing_id: int | None
     similarity: float | None
-    log: str
+    log: str = Field(description='The daily log the save was appended to; "" when pending.')
 
 
 class RecallIn(Schema):

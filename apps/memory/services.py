@@ -14,6 +14,7 @@ from apps.conversations.services import AppendResult, NewMessage, messages_appen
 from apps.entries import names
 from apps.entries.services import entry_append
 from apps.entries.workspace import ImportResult, workspace_export, workspace_import
+from apps.facts.models import FactStatus
 from apps.facts.services import RecallResult, SaveResult, fact_prepare, fact_write, facts_recall
 from apps.learnings.selectors import Hint
 from apps.learnings.services import learnings_files, learnings_import
@@ -52,9 +53,12 @@ def memory_save(
     key: str | None = None,
     importance: float | None = None,
     session_ref: str | None = None,
+    review: bool = False,
 ) -> MemorySaveResult:
     """Store a fact (with dedup) and append it to today's log `memory/YYYY-MM-DD.md` (UTC),
-    both in one transaction; the fact's vectors are computed before it opens."""
+    both in one transaction; the fact's vectors are computed before it opens. With `review`
+    and the agent's fact_review on, the fact waits as pending and is not logged (the log is
+    searchable; a pending fact must not be found): `log_name` is then ""."""
     session = session_get(agent=agent, ref=session_ref) if session_ref else None
     draft = fact_prepare(
         agent=agent,
@@ -63,9 +67,12 @@ def memory_save(
         key=key,
         importance=importance,
         session_id=session.id if session is not None else None,
+        pending=review and agent.config.fact_review,
     )
     with transaction.atomic():
         saved = fact_write(draft=draft)
+        if saved.fact.status == FactStatus.PENDING:
+            return MemorySaveResult(saved=saved, log_name="")
         day = timezone.now().date()
         log_name = names.daily_log_name(day)
         entry_append(

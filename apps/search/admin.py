@@ -7,11 +7,20 @@ from django.db.models import Count, Q
 from apps.search.corpora import get_corpus
 
 
+class HasVectorFilter(admin.EmptyFieldListFilter):
+    """("embedding", HasVectorFilter): whether a row has its vector, titled apart from the
+    embedding status filter (both would read "By embedding")."""
+
+    def __init__(self, field, request, params, model, model_admin, field_path):
+        super().__init__(field, request, params, model, model_admin, field_path)
+        self.title = "has vector"
+
+
 def embedding_status_filter(corpus_name: str) -> type[admin.SimpleListFilter]:
     """A list filter embedded / pending / failed, each with its count, for a corpus's admin."""
 
     class EmbeddingStatusFilter(admin.SimpleListFilter):
-        title = "embedding"
+        title = "embedding status"
         parameter_name = "embedding_status"
 
         def _queries(self) -> dict[str, Q]:

@@ -1,3 +1,6 @@
+import os
+import subprocess
+import sys
 from io import StringIO
 
 import pytest
@@ -64,3 +67,80 @@ def test_bootstrap_creates_admin_and_demo_once(db):
     assert get_user_model().objects.filter(is_superuser=True).count() == 1
     password = first.split("Admin login: admin / ")[1].split()[0]
     assert Client().login(username="admin", password=password)
+
+
+def test_bootstrap_prints_the_address_of_the_port_it_serves(db, settings):
+    settings.MEMORYHUB_PUBLIC_URL = "http://127.0.0.1:8766"
+
+    (banner, *_) = _run("bootstrap")
+
+    assert banner == (
+        "memoryhub is at http://127.0.0.1:8766  (review http://127.0.0.1:8766/review/, "
+        "API docs http://127.0.0.1:8766/api/v1/docs, admin http://127.0.0.1:8766/admin/)"
+    )
+
+
+def test_the_public_url_follows_port_unless_set(tmp_path):
+    def public_url(**env):
+        code = "from django.conf import settings; print(settings.MEMORYHUB_PUBLIC_URL)"
+        environ = {k: v for k, v in os.environ.items() if k not in ("PORT", "MEMORYHUB_PUBLIC_URL")}
+        out = subprocess.run(
+            [sys.executable, "-c", f"import django; django.setup(); {code}"],
+            env={**environ, "DJANGO_SETTINGS_MODULE": "memoryhub.settings.base",
+                 "MEMORYHUB_DATA_DIR": str(tmp_path), **env},
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        return out.stdout.strip()
+
+    assert public_url() == "http://127.0.0.1:8000"
+    assert public_url(PORT="8766") == "http://127.0.0.1:8766"
+    assert public_url(PORT="8766", MEMORYHUB_PUBLIC_URL="https://m.example.com/") == (
+        "https://m.example.com"
+    )
+
+
+def test_create_user_makes_a_viewer_by_default_and_prints_the_password_last(db, monkeypatch):
+    monkeypatch.delenv("MEMORYHUB_PASSWORD", raising=False)
+
+    lines = _run("create_user", "vera", "--team", "Support")
+
+    user = get_user_model().objects.get(username="vera")
+    assert lines[:2] == ["Created user 'vera', viewer of team 'Support'.", "Password (shown once):"]
+    assert len(lines) == 3
+    assert Client().login(username="vera", password=lines[-1])
+    assert list(user.memberships.values_list("team__name", "role")) == [("Support", "viewer")]
+    assert (user.is_staff, user.is_superuser) == (False, False)
+
+
+def test_create_user_editor_and_staff(db, monkeypatch):
+    monkeypatch.delenv("MEMORYHUB_PASSWORD", raising=False)
+
+    _run("create_user", "eddie", "--team", "Support", "--editor", "--staff")
+
+    user = get_user_model().objects.get(username="eddie")
+    assert list(user.memberships.values_list("team__name", "role")) == [("Support", "editor")]
+    assert (user.is_staff, user.is_superuser) == (True, False)
+
+
+def test_create_user_takes_the_password_from_the_environment_and_does_not_print_it(db, monkeypatch):
+    monkeypatch.setenv("MEMORYHUB_PASSWORD", "correct-horse-battery")
+
+    lines = _run("create_user", "vera", "--team", "Support")
+
+    assert lines == ["Created user 'vera', viewer of team 'Support'."]
+    assert Client().login(username="vera", password="correct-horse-battery")
+
+
+def test_create_user_twice_fails_cleanly(db, monkeypatch):
+    monkeypatch.setenv("MEMORYHUB_PASSWORD", "pw-123456789")
+    _run("create_user", "vera", "--team", "Support")
+
+    with pytest.raises(CommandError, match="user 'vera' already exists"):
+        _run("create_user", "vera", "--team", "Other", "--editor")
+    assert get_user_model().objects.filter(username="vera").count() == 1
+    assert (
+        not get_user_model()
+        .objects.get(username="vera")
+        .memberships.filter(team__name="Other")
+        .exists()
+    )

@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from apps.agents.models import ApiKey
 from apps.agents.services import api_key_issue
+from apps.conversations.models import Summary
 from tests.factories import MessageFactory
 
 pytestmark = pytest.mark.django_db
@@ -95,19 +96,26 @@ def test_revoke_action_revokes_keys(admin_client, agent):
     )
 
 
-def test_issue_key_action_shows_a_working_key_once(admin_client, agent):
+def test_issue_key_action_shows_a_working_key_once_on_its_own_page(admin_client, agent):
     response = admin_client.post(
-        "/admin/agents/agent/",
-        {"action": "issue_key", "_selected_action": [agent.pk]},
-        follow=True,
+        "/admin/agents/agent/", {"action": "issue_key", "_selected_action": [agent.pk]}
     )
 
-    (text,) = [str(m) for m in response.context["messages"]]
-    raw = text.rsplit(": ", 1)[1]
+    assert response.status_code == 200
+    assert response.templates[0].name == "admin/agents/issued_key.html"
+    (issued,) = response.context["issued"]
+    raw = issued.raw
     assert raw.startswith("mh_")
+    assert f'<code class="issued-key">{raw}</code>' in response.content.decode()
+    assert "no-store" in response["Cache-Control"]
+    assert all(raw not in morsel.value for morsel in response.cookies.values())
+    assert list(response.context["messages"]) == []
     assert ApiKey.objects.filter(agent=agent).count() == 1
     ok = Client().get("/api/v1/agent", headers={"Authorization": f"Bearer {raw}"})
     assert ok.json()["slug"] == agent.slug
+    after = admin_client.get("/admin/agents/agent/")
+    assert raw not in after.content.decode()
+    assert list(after.context["messages"]) == []
 
 
 def test_message_list_filters_by_embedding_state(admin_client, session):
@@ -117,3 +125,45 @@ def test_message_list_filters_by_embedding_state(admin_client, session):
 
     assert response.status_code == 200
     assert response.context["cl"].result_count == 1
+
+
+def test_the_admin_is_branded_and_links_to_the_review_pages(admin_client):
+    page = admin_client.get("/admin/").content.decode()
+
+    assert "<title>Curate agents, memory and keys | memoryhub administration</title>" in page
+    assert '<a href="/admin/">memoryhub administration</a>' in page
+    assert '<a href="/review/">View site</a>' in page
+    assert "Django administration" not in page
+
+
+def test_the_message_filters_have_distinct_titles(admin_client, session):
+    MessageFactory(session=session)
+    MessageFactory()  # another agent, of another team: every filter has a choice to offer
+
+    response = admin_client.get("/admin/conversations/message/")
+
+    titles = [spec.title for spec in response.context["cl"].filter_specs]
+    assert titles == ["role", "team", "agent", "has vector", "embedding status"]
+    page = response.content.decode()
+    assert (page.count(" By has vector "), page.count(" By embedding status ")) == (1, 1)
+    assert " By embedding \n" not in page
+
+
+def test_the_session_page_shows_its_messages_summary_and_facts(admin_client, session):
+    MessageFactory(session=session, content="first")
+    MessageFactory(session=session, content="second")
+    MessageFactory(content="another session")
+    Summary.objects.create(session=session, content="They talked about tea.")
+
+    page = admin_client.get(f"/admin/conversations/session/{session.pk}/change/").content.decode()
+    listed = admin_client.get(f"/admin/conversations/message/?session__id__exact={session.pk}")
+    facts = admin_client.get(f"/admin/facts/fact/?session__id__exact={session.pk}")
+
+    assert (
+        f'<a href="/admin/conversations/message/?session__id__exact={session.pk}">2 message(s)</a>'
+        in page
+    )
+    assert "They talked about tea." in page
+    assert f'<a href="/admin/facts/fact/?session__id__exact={session.pk}">' in page
+    assert {m.content for m in listed.context["cl"].result_list} == {"first", "second"}
+    assert facts.status_code == 200

@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth.models import User
 
-from apps.facts.models import FactVersion
+from apps.facts.models import Fact, FactVersion
 from apps.facts.services import fact_save
 from apps.providers.embeddings.fake import HashEmbedder
 
@@ -54,3 +54,31 @@ def test_an_admin_edit_is_recorded_as_a_version(
     fact.refresh_from_db()
     assert fact.embedding_model == "fake-hash@384"
     assert fact.embedding.tolist() == pytest.approx(HashEmbedder().embed(["Lives in Hamburg"])[0])
+
+
+def test_salience_shows_two_decimals_and_still_sorts(admin_client, agent):
+    low = fact_save(agent=agent, content="Likes tea", category="taste").fact
+    high = fact_save(agent=agent, content="Lives in Berlin", category="profile").fact
+    Fact.objects.filter(pk=low.pk).update(salience=0.123456789)
+    Fact.objects.filter(pk=high.pk).update(salience=0.987654321)
+
+    listing = admin_client.get("/admin/facts/fact/", {"o": "7"})  # the salience column
+    change = admin_client.get(f"/admin/facts/fact/{low.pk}/change/").content.decode()
+
+    assert [f.pk for f in listing.context["cl"].result_list] == [low.pk, high.pk]
+    page = listing.content.decode()
+    assert '<td class="field-salience_2dp">0.12</td>' in page
+    assert '<td class="field-salience_2dp">0.99</td>' in page
+    assert "0.123456789" not in page
+    assert '<div class="readonly">0.12</div>' in change
+
+
+def test_the_category_filter_is_titled_category(admin_client, agent):
+    fact_save(agent=agent, content="Lives in Berlin", category="profile")
+
+    response = admin_client.get("/admin/facts/fact/")
+
+    titles = [spec.title for spec in response.context["cl"].filter_specs]
+    assert titles == ["status", "source", "valid to", "category", "embedding status"]
+    assert "By name" not in response.content.decode()
+    assert " By category " in response.content.decode()

@@ -12,7 +12,13 @@ delete), recall. Import from this package.
 
 from apps.facts.services.categories import category_get_or_create, category_vectors
 from apps.facts.services.recall import RecallHit, RecallResult, facts_recall
-from apps.facts.services.review import fact_merge, facts_approve
+from apps.facts.services.review import (
+    fact_merge,
+    fact_reject,
+    fact_review_approve,
+    fact_review_merge,
+    facts_approve,
+)
 from apps.facts.services.salience import (
     fact_reinforce,
     fact_salience,
@@ -37,6 +43,9 @@ __all__ = [
     "fact_merge",
     "fact_prepare",
     "fact_reinforce",
+    "fact_reject",
+    "fact_review_approve",
+    "fact_review_merge",
     "fact_salience",
     "fact_save",
     "fact_supersede",

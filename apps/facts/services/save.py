@@ -3,6 +3,12 @@
 Two steps, so no provider runs inside a transaction: `fact_prepare` validates and embeds
 (the value, and the names of categories it may create); `fact_write` locks the agent, then
 re-checks dedup against the rows as they are now, and writes. `fact_save` is both.
+
+A pending draft (the agent's `fact_review` is on and the fact was proposed by the lifecycle
+or saved with `review: true`) never changes an approved fact: the same normalised text
+anywhere in the agent's current facts is reinforced (nothing new to review); anything else,
+even under an existing key or with the same meaning, becomes a new pending fact that an
+editor approves, edits, rejects or merges.
 """
 
 import uuid
@@ -16,7 +22,7 @@ from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.core.errors import InvalidInput
 from apps.facts import selectors, text
-from apps.facts.models import Category, Fact, Source
+from apps.facts.models import Category, Fact, FactStatus, Source
 from apps.facts.services.categories import (
     auto_category_name,
     category_get_or_create,
@@ -57,6 +63,7 @@ class FactDraft:
     session_id: uuid.UUID | None
     emb: Embedding
     category_embs: dict[str, Embedding] = field(default_factory=dict)
+    pending: bool = False  # waits for review: see the module docstring for its dedup
 
 
 def fact_prepare(
@@ -68,9 +75,11 @@ def fact_prepare(
     importance: float | None = None,
     source: str = Source.AGENT,
     session_id: uuid.UUID | None = None,
+    pending: bool = False,
 ) -> FactDraft:
     """Validate a save and embed what it needs, outside any transaction; InvalidInput,
-    PayloadTooLarge on bad input. An embedder failure is kept in the draft, not raised."""
+    PayloadTooLarge on bad input. An embedder failure is kept in the draft, not raised.
+    `pending`: the fact waits for review (callers decide it from the agent's fact_review)."""
     value = clean_value(agent, content, loc=["body", "content"])
     key = clean_key(key, loc=["body", "key"]) if key is not None else None
     if category is not None:
@@ -92,6 +101,7 @@ def fact_prepare(
         session_id=session_id,
         emb=emb,
         category_embs=category_vectors(agent=agent, names=[landing]),
+        pending=pending,
     )
 
 
@@ -115,7 +125,8 @@ def fact_write(*, draft: FactDraft) -> SaveResult:
         now = timezone.now()
         name = draft.category or auto_category_name(agent, draft.emb.vector)
         cat = category_get_or_create(agent=agent, name=name, vectors=draft.category_embs)
-        for dedup in (_same_key, _same_text, _same_meaning):
+        checks = (_same_text_anywhere,) if draft.pending else (_same_key, _same_text, _same_meaning)
+        for dedup in checks:
             result = dedup(draft, cat, now)
             if result is not None:
                 return result
@@ -155,6 +166,22 @@ def _same_text(draft: FactDraft, cat: Category, now: datetime) -> SaveResult | N
         return None
     lock_facts([same.pk])
     return SaveResult(_reinforce(same, draft, now), "reinforced", 1.0)
+
+
+def _same_text_anywhere(draft: FactDraft, cat: Category, now: datetime) -> SaveResult | None:
+    """A pending draft's only dedup: the same text in any category is reinforced (access
+    count and recency; its importance is an editor's to raise), never rewritten."""
+    same = (
+        Fact.objects.current()
+        .filter(agent=draft.agent, normalized=text.normalized_hash(draft.value))
+        .order_by("id")
+        .first()
+    )
+    if same is None:
+        return None
+    lock_facts([same.pk])
+    fact = fact_reinforce(fact=same, config=draft.agent.config, importance=None, now=now)
+    return SaveResult(fact, "reinforced", 1.0)
 
 
 def _same_meaning(draft: FactDraft, cat: Category, now: datetime) -> SaveResult | None:
@@ -205,6 +232,8 @@ def _create(draft: FactDraft, cat: Category, now: datetime) -> Fact:
         emb=draft.emb,
         session_id=draft.session_id,
         now=now,
+        status=FactStatus.PENDING if draft.pending else FactStatus.ACTIVE,
     )
-    add_version(fact, old="", new=draft.value, by=draft.source, reason="created", at=now)
+    reason = "proposed for review" if draft.pending else "created"
+    add_version(fact, old="", new=draft.value, by=draft.source, reason=reason, at=now)
     return fact

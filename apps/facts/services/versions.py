@@ -13,7 +13,7 @@ from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.core.errors import Conflict, NotFound
 from apps.facts import text
-from apps.facts.models import Fact, FactVersion
+from apps.facts.models import Fact, FactStatus, FactVersion
 from apps.facts.services.categories import category_get_or_create, category_vectors
 from apps.facts.services.salience import fact_salience, lock_facts
 from apps.facts.services.validation import (
@@ -162,6 +162,7 @@ def fact_supersede(
         successor = fact_insert(
             agent=agent, category=fact.category, key=fact.key, value=value, source=fact.source,
             importance=fact.importance, emb=emb, session_id=fact.session_id, now=now,
+            status=fact.status,  # a pending fact's successor waits for review too
         )  # fmt: skip
         Fact.objects.filter(pk=fact.pk).update(superseded_by=successor)
         for row, why in (
@@ -183,6 +184,7 @@ def fact_insert(
     emb: Embedding,
     session_id,
     now: datetime,
+    status: str = FactStatus.ACTIVE,
 ) -> Fact:
     """Insert a current fact with its salience and precomputed embedding (caller holds the
     agent lock); a missing vector is left to the search pipeline."""
@@ -193,6 +195,7 @@ def fact_insert(
         value=value,
         normalized=text.normalized_hash(value),
         source=source,
+        status=status,
         importance=importance,
         embedding=emb.vector,
         embedding_model=emb.model,

@@ -279,6 +279,16 @@ def errors_extend(*, records: Sequence[ErrorRecord]) -> int:
     return done
 
 
+def error_record_expire(*, record: ErrorRecord) -> ErrorRecord:
+    """Expire a record now (the review page's "expire"): no longer served (hints, search,
+    get_context read live records only), deleted by the next errors_expire sweep."""
+    now = timezone.now()
+    if not ErrorRecord.objects.filter(pk=record.pk).update(expires_at=now, updated_at=now):
+        raise NotFound("error record not found", loc=["path", "error_id"])
+    record.expires_at, record.updated_at = now, now
+    return record
+
+
 def errors_expire(*, now: datetime | None = None) -> int:
     """Delete every record past its expiry; returns how many."""
     deleted, _ = ErrorRecord.objects.filter(expires_at__lte=now or timezone.now()).delete()

@@ -4,9 +4,11 @@ compact at 70%. Nothing is discarded before its facts are stored.
 A flush asks the LLM for the durable facts in the oldest window messages (those before the
 newest compact_keep_last, after the session's flush cursor) and stores each through the
 facts' own save (dedup, versions, source "agent", linked to the run) and as a line of
-MEMORY.md. Without an LLM, or when it fails, the user's first-person statements are kept
-instead. Write-then-compact extracts the facts of everything it will archive, compacts to
-the last compact_keep_last messages, then folds them into the rolling summary.
+MEMORY.md; with the agent's fact_review on they wait as pending facts instead (not in
+MEMORY.md), for an editor to approve on the review pages. Without an LLM, or when it fails,
+the user's first-person statements are kept instead. Write-then-compact extracts the facts
+of everything it will archive, compacts to the last compact_keep_last messages, then folds
+them into the rolling summary.
 """
 
 import time
@@ -21,6 +23,7 @@ from apps.core.errors import ApplicationError
 from apps.entries import names
 from apps.entries.selectors import documents
 from apps.entries.services import entry_put
+from apps.facts.models import FactStatus
 from apps.facts.services import FactDraft, clean_category, fact_prepare, fact_write
 from apps.lifecycle.models import Run, RunKind, RunStatus
 from apps.lifecycle.services import boundaries
@@ -144,6 +147,8 @@ def _drafts(session: Session, found: list[Found]) -> list[FactDraft]:
                     category=category,
                     importance=fact.importance,
                     session_id=session.pk,
+                    # Proposed by the lifecycle, not saved by the agent: reviewed when asked.
+                    pending=session.agent.config.fact_review,
                 )
             )
         except ApplicationError:
@@ -174,7 +179,9 @@ def _write(session, kind, trigger, messages, drafts, got: _Extracted, key, expec
         saved = [fact_write(draft=d).fact for d in drafts]
         memory = documents(agent=agent, names=[names.MEMORY]).get(names.MEMORY)
         before = memory.content if memory is not None else ""
-        after = _memory_lines(before, [f.value for f in saved])
+        # A pending fact stays out of MEMORY.md (get_context reads it) until approved.
+        usable = [f.value for f in saved if f.status == FactStatus.ACTIVE]
+        after = _memory_lines(before, usable)
         if after != before:
             entry_put(
                 agent=agent,

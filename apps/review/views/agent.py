@@ -1,15 +1,72 @@
-"""SCAFFOLD: to be written."""
+"""The agent's overview page and its audit log."""
 
-from django.http import HttpResponse
+import json
+from dataclasses import dataclass
+from typing import Any
 
-from apps.review.access import agent_page
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from apps.agents.selectors import audit_events
+from apps.lifecycle.selectors import runs_page
+from apps.review.access import Access, agent_page
+from apps.review.charts import activity_chart
+from apps.review.selectors import agent_stats, sessions_by_activity
+
+AUDIT_PAGE = 200
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Change:
+    """One key of an audited object, before and after (None: absent on that side)."""
+
+    key: str
+    before: str | None
+    after: str | None
+
+
+def _shown(value: Any) -> str | None:
+    if value is _MISSING:
+        return None
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def audit_changes(before: dict | None, after: dict | None) -> list[Change]:
+    """The keys whose value differs between the two snapshots, by name (PostgreSQL's jsonb
+    does not keep the keys' order)."""
+    before, after = before or {}, after or {}
+    keys = sorted({*before, *after})
+    return [
+        Change(key=k, before=_shown(before.get(k, _MISSING)), after=_shown(after.get(k, _MISSING)))
+        for k in keys
+        if before.get(k, _MISSING) != after.get(k, _MISSING)
+    ]
+
+
+def _rows(events) -> list[tuple]:
+    return [(e, audit_changes(e.before, e.after)) for e in events]
 
 
 @agent_page
-def agent_detail(request, access, **kwargs):
-    return HttpResponse("scaffold", status=501)
+def agent_detail(request: HttpRequest, access: Access) -> HttpResponse:
+    """Counts, activity, the latest sessions and runs, and the last audit events."""
+    [stats] = agent_stats(agents=[access.agent])
+    context = {
+        "access": access,
+        "tab": "agent",
+        "stats": stats,
+        "chart": activity_chart(stats.activity, title=f"Messages per day, {access.agent.slug}"),
+        "sessions": list(sessions_by_activity(agent=access.agent)[:10]),
+        "runs": runs_page(agent=access.agent, limit=10).items,
+        "events": _rows(audit_events(agent=access.agent, limit=10)),
+    }
+    return render(request, "review/agent.html", context)
 
 
 @agent_page
-def audit_list(request, access, **kwargs):
-    return HttpResponse("scaffold", status=501)
+def audit_list(request: HttpRequest, access: Access) -> HttpResponse:
+    """The agent's audit events, newest first, each with the keys its change touched."""
+    events = audit_events(agent=access.agent, limit=AUDIT_PAGE)
+    context = {"access": access, "tab": "audit", "events": _rows(events), "limit": AUDIT_PAGE}
+    return render(request, "review/audit.html", context)

@@ -1,25 +1,141 @@
-"""SCAFFOLD: to be written."""
+"""Facts: grouped by category with salience, one fact with its versions (diffed) and its
+supersede chain; editors edit (fact_update) and delete (fact_delete)."""
 
-from django.http import HttpResponse
+from django.contrib import messages
+from django.db import transaction
+from django.http import Http404, HttpRequest
+from django.shortcuts import redirect, render
 
-from apps.review.access import agent_action, agent_form, agent_page
+from apps.agents.services import audit_record, snapshot
+from apps.core.errors import ApplicationError, Conflict
+from apps.facts.models import Fact
+from apps.facts.services import fact_delete as fact_delete_service
+from apps.facts.services import fact_update
+from apps.review import curation
+from apps.review.access import Access, agent_action, agent_form, agent_page
+from apps.review.forms import FactForm
+
+FACT_FIELDS = ["category", "key", "value", "importance", "status", "valid_to", "superseded_by_id"]
+
+
+def fact_snapshot(fact: Fact) -> dict:
+    """A fact's audit snapshot (its category by name)."""
+    return snapshot(fact, FACT_FIELDS)
+
+
+def changed_by(request: HttpRequest) -> str:
+    """Who a fact version names for a change made on a review page (FactVersion: 100 chars)."""
+    return f"review:{request.user.get_username()}"[:100]
+
+
+def error_status(exc: ApplicationError) -> int:
+    return 409 if isinstance(exc, Conflict) else 400
+
+
+def refused(request: HttpRequest, access: Access, *, status: int, message: str, tab: str):
+    """The page for a request the pages refuse (400 or 409): nothing was changed."""
+    context = {"access": access, "tab": tab, "status": status, "message": message}
+    return render(request, "review/partials/facts_refused.html", context, status=status)
+
+
+def get_fact(access: Access, fact_id: int) -> Fact:
+    fact = curation.fact_page_get(agent=access.agent, fact_id=fact_id)
+    if fact is None:
+        raise Http404("fact not found")
+    return fact
 
 
 @agent_page
-def fact_list(request, access, **kwargs):
-    return HttpResponse("scaffold", status=501)
+def fact_list(request, access: Access):
+    groups = curation.fact_groups(agent=access.agent)
+    context = {
+        "access": access,
+        "tab": "facts",
+        "groups": groups,
+        "counts": curation.fact_counts(agent=access.agent),
+    }
+    return render(request, "review/facts.html", context)
 
 
 @agent_page
-def fact_detail(request, access, **kwargs):
-    return HttpResponse("scaffold", status=501)
+def fact_detail(request, access: Access, fact_id: int):
+    fact = get_fact(access, fact_id)
+    context = {
+        "access": access,
+        "tab": "facts",
+        "fact": fact,
+        "versions": curation.version_diffs(fact=fact),
+        "chain": curation.supersede_chain(fact=fact),
+    }
+    return render(request, "review/fact.html", context)
 
 
 @agent_form
-def fact_edit(request, access, **kwargs):
-    return HttpResponse("scaffold", status=501)
+def fact_edit(request, access: Access, fact_id: int):
+    fact = get_fact(access, fact_id)
+    if fact.valid_to is not None:
+        return refused(
+            request,
+            access,
+            status=409,
+            tab="facts",
+            message="A superseded fact is history and cannot be edited.",
+        )
+    initial = {
+        "value": fact.value,
+        "category": fact.category.name,
+        "key": fact.key,
+        "importance": fact.importance,
+    }
+    form = FactForm(request.POST or None, initial=initial)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            before = fact_snapshot(fact)
+            try:
+                # fact_update embeds a new value before its transaction: audit after it.
+                updated = fact_update(
+                    agent=access.agent,
+                    fact=fact,
+                    changed_by=changed_by(request),
+                    reason="edited on the review page",
+                    **form.cleaned_data,
+                )
+            except ApplicationError as exc:
+                form.add_error(None, exc.message)
+                status = error_status(exc)
+            else:
+                audit_record(
+                    user=request.user,
+                    agent=access.agent,
+                    source="review",
+                    action="fact.update",
+                    target=updated,
+                    before=before,
+                    after=fact_snapshot(updated),
+                )
+                messages.success(request, f"Fact #{fact.pk} saved.")
+                return redirect("review:fact", access.agent.slug, fact.pk)
+    context = {"access": access, "tab": "facts", "fact": fact, "form": form}
+    return render(request, "review/fact_edit.html", context, status=status)
 
 
 @agent_action
-def fact_delete(request, access, **kwargs):
-    return HttpResponse("scaffold", status=501)
+def fact_delete(request, access: Access, fact_id: int):
+    fact = get_fact(access, fact_id)
+    before = fact_snapshot(fact)
+    # No provider call: the delete and its audit event commit together.
+    with transaction.atomic():
+        fact_delete_service(agent=access.agent, fact=fact)
+        audit_record(
+            user=request.user,
+            agent=access.agent,
+            source="review",
+            action="fact.delete",
+            target=fact,
+            before=before,
+            after=None,
+        )
+    messages.success(request, f"Fact #{fact_id} deleted.")
+    return redirect("review:facts", access.agent.slug)

@@ -1,30 +1,167 @@
-"""SCAFFOLD: to be written."""
+"""The review queue: facts waiting as pending (the agent's fact_review setting), oldest
+first. Editors approve, edit then approve, reject or merge into an approved fact."""
 
+from django.contrib import messages
+from django.db import transaction
 from django.http import HttpResponse
+from django.shortcuts import redirect, render
 
-from apps.review.access import agent_action, agent_form, agent_page
+from apps.agents.services import audit_record
+from apps.core.errors import ApplicationError
+from apps.facts.models import FactStatus
+from apps.facts.services import fact_reject, fact_review_approve, fact_review_merge
+from apps.review import curation
+from apps.review.access import Access, agent_action, agent_form, agent_page
+from apps.review.forms import FactForm, MergeForm
+from apps.review.views.facts import changed_by, error_status, fact_snapshot, get_fact, refused
+
+
+def _done(request, access: Access, fact_id: int, note: str) -> HttpResponse:
+    """htmx swaps the fact's row for a one-line note; a plain POST goes back to the queue."""
+    if request.htmx:
+        context = {"access": access, "fact_id": fact_id, "note": note}
+        return render(request, "review/partials/queue_done.html", context)
+    messages.success(request, note)
+    return redirect("review:queue", access.agent.slug)
+
+
+def _refused(request, access: Access, exc: ApplicationError) -> HttpResponse:
+    return refused(request, access, status=error_status(exc), message=exc.message, tab="queue")
 
 
 @agent_page
-def queue(request, access, **kwargs):
-    return HttpResponse("scaffold", status=501)
+def queue(request, access: Access):
+    pending = curation.pending_facts(agent=access.agent)
+    context = {
+        "access": access,
+        "tab": "queue",
+        "pending": pending,
+        "targets": curation.merge_targets(agent=access.agent) if access.can_edit else [],
+        "counts": curation.fact_counts(agent=access.agent),
+        "fact_review": access.agent.config.fact_review,
+    }
+    return render(request, "review/queue.html", context)
 
 
 @agent_action
-def queue_approve(request, access, **kwargs):
-    return HttpResponse("scaffold", status=501)
+def queue_approve(request, access: Access, fact_id: int):
+    fact = get_fact(access, fact_id)
+    before = fact_snapshot(fact)
+    try:
+        with transaction.atomic():  # no provider call without changes: one commit
+            approved = fact_review_approve(
+                agent=access.agent, fact=fact, changed_by=changed_by(request)
+            )
+            audit_record(
+                user=request.user,
+                agent=access.agent,
+                source="review",
+                action="fact.approve",
+                target=approved,
+                before=before,
+                after=fact_snapshot(approved),
+            )
+    except ApplicationError as exc:
+        return _refused(request, access, exc)
+    return _done(request, access, fact_id, f"Fact #{fact_id} approved.")
 
 
 @agent_form
-def queue_edit(request, access, **kwargs):
-    return HttpResponse("scaffold", status=501)
+def queue_edit(request, access: Access, fact_id: int):
+    fact = get_fact(access, fact_id)
+    if fact.valid_to is not None or fact.status != FactStatus.PENDING:
+        return refused(
+            request, access, status=409, tab="queue", message="The fact is not waiting for review."
+        )
+    initial = {
+        "value": fact.value,
+        "category": fact.category.name,
+        "key": fact.key,
+        "importance": fact.importance,
+    }
+    form = FactForm(request.POST or None, initial=initial)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            before = fact_snapshot(fact)
+            changes = {k: v for k, v in form.cleaned_data.items() if v != initial[k]}
+            try:
+                # A new value is embedded before the service's transactions: audit after.
+                approved = fact_review_approve(
+                    agent=access.agent, fact=fact, changed_by=changed_by(request), **changes
+                )
+            except ApplicationError as exc:
+                form.add_error(None, exc.message)
+                status = error_status(exc)
+            else:
+                audit_record(
+                    user=request.user,
+                    agent=access.agent,
+                    source="review",
+                    action="fact.approve",
+                    target=approved,
+                    before=before,
+                    after=fact_snapshot(approved),
+                )
+                messages.success(request, f"Fact #{fact_id} edited and approved.")
+                return redirect("review:queue", access.agent.slug)
+    context = {"access": access, "tab": "queue", "fact": fact, "form": form}
+    return render(request, "review/queue_edit.html", context, status=status)
 
 
 @agent_action
-def queue_reject(request, access, **kwargs):
-    return HttpResponse("scaffold", status=501)
+def queue_reject(request, access: Access, fact_id: int):
+    fact = get_fact(access, fact_id)
+    try:
+        with transaction.atomic():  # no provider call: the delete and its audit commit together
+            rejected = fact_reject(agent=access.agent, fact=fact)
+            audit_record(
+                user=request.user,
+                agent=access.agent,
+                source="review",
+                action="fact.reject",
+                target=rejected,
+                before=fact_snapshot(rejected),
+                after=None,
+            )
+    except ApplicationError as exc:
+        return _refused(request, access, exc)
+    return _done(request, access, fact_id, f"Fact #{fact_id} rejected.")
 
 
 @agent_action
-def queue_merge(request, access, **kwargs):
-    return HttpResponse("scaffold", status=501)
+def queue_merge(request, access: Access, fact_id: int):
+    fact = get_fact(access, fact_id)
+    form = MergeForm(request.POST)
+    into = None
+    if form.is_valid():
+        into = curation.fact_page_get(agent=access.agent, fact_id=form.cleaned_data["into"])
+    if into is None:
+        return refused(
+            request,
+            access,
+            status=400,
+            tab="queue",
+            message="Choose one of this agent's approved facts to merge into.",
+        )
+    before = {"fact": fact_snapshot(fact), "into": fact_snapshot(into)}
+    try:
+        with transaction.atomic():  # no provider call: the merge and its audit commit together
+            kept = fact_review_merge(
+                agent=access.agent, fact=fact, into=into, changed_by=changed_by(request)
+            )
+            fact.refresh_from_db()
+            after = {"fact": fact_snapshot(fact), "into": fact_snapshot(kept)}
+            audit_record(
+                user=request.user,
+                agent=access.agent,
+                source="review",
+                action="fact.merge",
+                target=fact,
+                before=before,
+                after=after,
+            )
+    except ApplicationError as exc:
+        return _refused(request, access, exc)
+    return _done(request, access, fact_id, f"Fact #{fact_id} merged into #{kept.pk}.")

@@ -1,20 +1,107 @@
-"""SCAFFOLD: to be written."""
+"""The agent's run log, one run, and retrying a run."""
 
-from django.http import HttpResponse
+import json
 
-from apps.review.access import agent_action, agent_page
+from celery.canvas import Signature
+from django.contrib import messages
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+
+from apps.agents.services import audit_record, snapshot
+from apps.core.errors import InvalidInput, NotFound
+from apps.lifecycle import tasks
+from apps.lifecycle.models import Run, RunKind, RunStatus, Trigger
+from apps.lifecycle.selectors import run_get, runs_page
+from apps.review.access import Access, agent_action, agent_page
+
+RUNS_PER_PAGE = 50
+# Retried runs count as asked for (skipped runs are logged, saying why nothing happened).
+RETRY_TRIGGER = Trigger.API
+_SNAPSHOT = ["kind", "trigger", "status", "reason", "session_id", "session_key"]
+
+
+def _run(access: Access, run_id: int) -> Run:
+    try:
+        return run_get(agent=access.agent, run_id=run_id)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
 
 
 @agent_page
-def run_list(request, access, **kwargs):
-    return HttpResponse("scaffold", status=501)
+def run_list(request: HttpRequest, access: Access) -> HttpResponse:
+    """The run log, newest first, filtered by ?kind= and ?status=, paged by ?cursor=."""
+    kind = request.GET.get("kind", "")
+    status = request.GET.get("status", "")
+    cursor = request.GET.get("cursor") or None
+    try:
+        page = runs_page(
+            agent=access.agent, kind=kind, status=status, cursor=cursor, limit=RUNS_PER_PAGE
+        )
+    except InvalidInput as exc:
+        return HttpResponseBadRequest(exc.message)
+    context = {
+        "access": access,
+        "tab": "runs",
+        "page": page,
+        "kind": kind,
+        "status": status,
+        "kinds": RunKind.choices,
+        "statuses": RunStatus.choices,
+    }
+    return render(request, "review/runs.html", context)
+
+
+def _detail(request: HttpRequest, access: Access, run: Run, *, error: str = "", status=200):
+    context = {
+        "access": access,
+        "tab": "runs",
+        "run": run,
+        "facts": list(run.facts.defer("embedding").order_by("id")),
+        "details_json": json.dumps(run.details, indent=2, ensure_ascii=False, sort_keys=True),
+        "retry_error": error,
+    }
+    return render(request, "review/run.html", context, status=status)
 
 
 @agent_page
-def run_detail(request, access, **kwargs):
-    return HttpResponse("scaffold", status=501)
+def run_detail(request: HttpRequest, access: Access, run_id: int) -> HttpResponse:
+    """One run: what it processed, what it cost, the model's answer, details and facts."""
+    return _detail(request, access, _run(access, run_id))
+
+
+def retry_signature(run: Run) -> Signature:
+    """The lifecycle task that does the run's work again for its session."""
+    session_id = str(run.session_id)
+    if run.kind == RunKind.SUMMARY:
+        return tasks.summarize_task.si(session_id, RETRY_TRIGGER)
+    if run.kind == RunKind.CONSOLIDATE:
+        return tasks.consolidate_task.si(session_id, RETRY_TRIGGER)
+    if run.kind == RunKind.COMPACT:
+        return tasks.compact_task.si(session_id, RETRY_TRIGGER)
+    # flush and extract: get_context's background flush stores the window's facts again.
+    return tasks.context_task.si(session_id, "flush")
 
 
 @agent_action
-def run_retry(request, access, **kwargs):
-    return HttpResponse("scaffold", status=501)
+def run_retry(request: HttpRequest, access: Access, run_id: int) -> HttpResponse:
+    """Enqueue the run's task again for its session (after commit), record the audit event
+    and go back to the run log; 409 on the run's page when its session was removed."""
+    run = _run(access, run_id)
+    if run.session_id is None:
+        error = "This run's session was removed: there is nothing to run again."
+        return _detail(request, access, run, error=error, status=409)
+    signature = retry_signature(run)
+    with transaction.atomic():
+        audit_record(
+            user=request.user,
+            agent=access.agent,
+            source="review",
+            action="run.retry",
+            target=run,
+            before=snapshot(run, _SNAPSHOT),
+            after={"task": signature.task, "session_id": str(run.session_id)},
+        )
+        transaction.on_commit(signature.delay)
+    messages.success(request, f"Retry of run #{run.pk} ({run.kind}) queued.")
+    return redirect("review:runs", access.agent.slug)

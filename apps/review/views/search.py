@@ -1,10 +1,49 @@
-"""SCAFFOLD: to be written."""
+"""Search an agent's messages in the browser: the API's selector (message_search) with its
+modes and a session filter; each hit with its legs, score, context window and a link to its
+place in the timeline."""
 
-from django.http import HttpResponse
+from django.shortcuts import render
 
-from apps.review.access import agent_page
+from apps.conversations.search import message_search
+from apps.conversations.selectors import session_get
+from apps.core.errors import ApplicationError
+from apps.providers.embeddings import EmbeddingError
+from apps.review import curation
+from apps.review.access import Access, agent_page
+from apps.review.forms import SearchForm
+
+HITS = 20
 
 
 @agent_page
-def search(request, access, **kwargs):
-    return HttpResponse("scaffold", status=501)
+def search(request, access: Access):
+    form = SearchForm(request.GET or None, initial={"mode": "hybrid"})
+    context = {
+        "access": access,
+        "tab": "search",
+        "form": form,
+        "sessions": curation.search_sessions(agent=access.agent),
+        "hits": None,
+        "error": "",
+    }
+    if not form.is_bound:
+        return render(request, "review/search.html", context)
+    if not form.is_valid():
+        context["error"] = "; ".join(e for errors in form.errors.values() for e in errors)
+        return render(request, "review/search.html", context, status=400)
+    q, ref = form.cleaned_data["q"], form.cleaned_data["session"]
+    mode = form.cleaned_data["mode"] or "hybrid"
+    context.update(query=q, mode=mode, session_ref=ref)
+    if not q.strip():
+        return render(request, "review/search.html", context)
+    try:
+        session = session_get(agent=access.agent, ref=ref) if ref else None
+        result = message_search(agent=access.agent, query=q, mode=mode, k=HITS, session=session)
+    except ApplicationError as exc:  # unknown session, a query over the size limit
+        context["error"] = exc.message
+        return render(request, "review/search.html", context, status=400)
+    except EmbeddingError as exc:
+        context["error"] = f"The query could not be embedded ({exc}); try keyword or contains."
+        return render(request, "review/search.html", context, status=503)
+    context["hits"] = curation.shown_hits(result)
+    return render(request, "review/search.html", context)

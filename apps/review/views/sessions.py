@@ -1,15 +1,106 @@
-"""SCAFFOLD: to be written."""
+"""The agent's sessions, and one session's timeline."""
 
-from django.http import HttpResponse
+import uuid
 
-from apps.review.access import agent_page
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import render
+
+from apps.conversations.models import Session
+from apps.conversations.selectors import (
+    session_markers,
+    session_meta,
+    session_summary,
+    window_first,
+)
+from apps.core.errors import InvalidInput
+from apps.lifecycle.selectors import runs_page
+from apps.review.access import Access, agent_page
+from apps.review.selectors import (
+    archive_ids,
+    message_counts,
+    sessions_by_activity,
+    timeline_around,
+    timeline_items,
+    timeline_page,
+)
+
+SESSIONS_PER_PAGE = 50
+RUNS_SHOWN = 20
 
 
 @agent_page
-def session_list(request, access, **kwargs):
-    return HttpResponse("scaffold", status=501)
+def session_list(request: HttpRequest, access: Access) -> HttpResponse:
+    """The agent's sessions by last activity, `?q=` matching key or title, 50 a page."""
+    q = request.GET.get("q", "").strip()
+    paginator = Paginator(sessions_by_activity(agent=access.agent, q=q), SESSIONS_PER_PAGE)
+    page = paginator.get_page(request.GET.get("page"))
+    sessions = list(page.object_list)
+    counts = message_counts(sessions=sessions)
+    context = {
+        "access": access,
+        "tab": "sessions",
+        "q": q,
+        "page": page,
+        "rows": [(s, counts.get(s.pk, 0)) for s in sessions],
+    }
+    return render(request, "review/sessions.html", context)
+
+
+def _session(access: Access, session_id: uuid.UUID) -> Session:
+    session = Session.objects.filter(agent=access.agent, pk=session_id).first()
+    if session is None:
+        raise Http404("no such session")
+    session.agent = access.agent  # already loaded: window_first reads its settings
+    return session
+
+
+def _page(request: HttpRequest, session: Session):
+    """The page the query asks for: ?around=<message id>, ?before= / ?after=<cursor>, or the
+    newest. Raises InvalidInput for a bad cursor, Http404 for a message not in the session."""
+    around = request.GET.get("around")
+    if around:
+        try:
+            message_id = uuid.UUID(around)
+        except ValueError as exc:
+            raise Http404("no such message") from exc
+        page = timeline_around(session=session, message_id=message_id)
+        if page is None:
+            raise Http404("no such message in this session")
+        return page
+    before_cursor, after_cursor = request.GET.get("before"), request.GET.get("after")
+    if before_cursor and after_cursor:
+        raise InvalidInput("give either before or after, not both", loc=["query", "before"])
+    return timeline_page(session=session, before_cursor=before_cursor, after_cursor=after_cursor)
 
 
 @agent_page
-def session_timeline(request, access, **kwargs):
-    return HttpResponse("scaffold", status=501)
+def session_timeline(request: HttpRequest, access: Access, session_id: uuid.UUID) -> HttpResponse:
+    """A window of the session's messages (newest 100 by default) with the rolling summary,
+    compact markers, the hot-window boundary and the session's runs."""
+    session = _session(access, session_id)
+    try:
+        page = _page(request, session)
+    except InvalidInput as exc:
+        return HttpResponseBadRequest(exc.message)
+    meta = session_meta(session=session)
+    first_hot = window_first(session=session, meta=meta)
+    markers = session_markers(session=session)
+    items = timeline_items(
+        page=page,
+        markers=markers,
+        archives=archive_ids(agent=access.agent, markers=markers),
+        hot_first_id=first_hot.pk if first_hot else None,
+    )
+    context = {
+        "access": access,
+        "tab": "sessions",
+        "session": session,
+        "page": page,
+        "items": items,
+        "summary": session_summary(session=session),
+        "start_at": meta.start_at if meta else None,
+        "window_size": access.agent.config.max_history_messages,
+        "runs": runs_page(agent=access.agent, session=session, limit=RUNS_SHOWN).items,
+    }
+    return render(request, "review/timeline.html", context)

@@ -9,5 +9,6 @@ register = template.Library()
 
 @register.inclusion_tag("admin/search/embedding_backlog.html")
 def embedding_backlog() -> dict:
-    """Counts over all agents: the admin is for operators (team scoping is the review pages')."""
+    """Counts over all agents, so the admin index shows it to superusers only (staff see
+    their teams' backlog through each list's embedding status filter)."""
     return {"backlogs": backlogs()}

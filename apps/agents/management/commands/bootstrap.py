@@ -14,7 +14,10 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         User = get_user_model()
         url = settings.MEMORYHUB_PUBLIC_URL
-        lines = [f"memoryhub is at {url}  (API docs {url}/api/v1/docs, admin {url}/admin/)"]
+        lines = [
+            f"memoryhub is at {url}  (review {url}/review/, API docs {url}/api/v1/docs, "
+            f"admin {url}/admin/)"
+        ]
         if not User.objects.filter(is_superuser=True).exists():
             password = secrets.token_urlsafe(12)
             User.objects.create_superuser("admin", "admin@localhost", password)

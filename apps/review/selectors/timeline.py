@@ -1,0 +1,167 @@
+"""A keyset window of a session's timeline, with its compact markers placed in time."""
+
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from django.db.models import QuerySet
+
+from apps.agents.models import Agent
+from apps.conversations.models import CompactMarker, Message, Session
+from apps.conversations.selectors import after, before
+from apps.core.errors import InvalidInput
+from apps.core.pagination import decode_cursor, encode_cursor
+from apps.entries.models import Entry
+
+TIMELINE_PAGE = 100
+
+
+@dataclass(frozen=True)
+class TimelinePage:
+    """A window of a session's messages, oldest first, with opaque cursors to the pages
+    around it (None: there is nothing earlier / later)."""
+
+    messages: list[Message]
+    earlier: str | None
+    later: str | None
+    # The time of the message just before the window (None: the window starts the session).
+    previous_at: datetime | None
+
+
+def _cursor_of(message: Message) -> str:
+    return encode_cursor([message.created_at, message.pk])
+
+
+def parse_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
+    """The (time, id) a timeline cursor names; InvalidInput when it is not one."""
+    a, b = decode_cursor(cursor, size=2)
+    try:
+        at = datetime.fromisoformat(a)
+        pk = uuid.UUID(b)
+    except ValueError as exc:
+        raise InvalidInput("malformed cursor", loc=["query", "cursor"]) from exc
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=UTC)
+    return at, pk
+
+
+def _timeline_qs(session: Session) -> QuerySet[Message]:
+    return Message.objects.filter(session=session).defer("embedding")
+
+
+def _backwards(qs: QuerySet[Message], limit: int, start: int = 0):
+    """`limit` messages read newest first from `start`, plus the one before them."""
+    rows = list(qs.order_by("-created_at", "-id")[start : start + limit + 1])
+    previous = rows[limit] if len(rows) > limit else None
+    rows = rows[:limit]
+    rows.reverse()
+    return rows, previous
+
+
+def timeline_page(
+    *,
+    session: Session,
+    before_cursor: str | None = None,
+    after_cursor: str | None = None,
+    limit: int = TIMELINE_PAGE,
+) -> TimelinePage:
+    """The `limit` messages before `before_cursor`, after `after_cursor`, or by default the
+    newest; no count of the session is taken, so the cost does not grow with its size."""
+    qs = _timeline_qs(session)
+    has_later = False
+    if after_cursor:
+        at, pk = parse_cursor(after_cursor)
+        rows = list(qs.filter(after(at, pk)).order_by("created_at", "id")[: limit + 1])
+        has_later = len(rows) > limit
+        rows = rows[:limit]
+        if not rows:
+            return TimelinePage(messages=[], earlier=after_cursor, later=None, previous_at=at)
+        previous = (
+            qs.filter(before(rows[0].created_at, rows[0].pk))
+            .order_by("-created_at", "-id")
+            .only("id", "created_at")
+            .first()
+        )
+    else:
+        scoped = qs
+        if before_cursor:
+            at, pk = parse_cursor(before_cursor)
+            scoped = qs.filter(before(at, pk))
+            has_later = True
+        rows, previous = _backwards(scoped, limit)
+        if before_cursor and not rows:
+            return TimelinePage(messages=[], earlier=None, later=before_cursor, previous_at=None)
+    return _page(rows, previous, has_later)
+
+
+def _page(rows: list[Message], previous: Message | None, has_later: bool) -> TimelinePage:
+    return TimelinePage(
+        messages=rows,
+        earlier=_cursor_of(rows[0]) if rows and previous is not None else None,
+        later=_cursor_of(rows[-1]) if rows and has_later else None,
+        previous_at=previous.created_at if previous is not None else None,
+    )
+
+
+def timeline_around(
+    *, session: Session, message_id: uuid.UUID, limit: int = TIMELINE_PAGE
+) -> TimelinePage | None:
+    """The page holding the message, aligned as "Earlier" links from the newest page align
+    them (so both lead to the same page); None if the session has no such message."""
+    qs = _timeline_qs(session)
+    target = qs.filter(pk=message_id).only("id", "created_at").first()
+    if target is None:
+        return None
+    newer = qs.filter(after(target.created_at, target.pk)).count()
+    start = (newer // limit) * limit
+    rows, previous = _backwards(qs, limit, start=start)
+    return _page(rows, previous, has_later=start > 0)
+
+
+@dataclass(frozen=True)
+class TimelineItem:
+    """One row of the timeline: a message, or a compact marker placed where it falls."""
+
+    message: Message | None = None
+    marker: CompactMarker | None = None
+    archive_id: int | None = None  # the marker's archive entry, None when it was removed
+    hot_start: bool = False  # this message opens the hot window
+
+
+def timeline_items(
+    *,
+    page: TimelinePage,
+    markers: list[CompactMarker],
+    archives: dict[str, int],
+    hot_first_id: uuid.UUID | None,
+) -> list[TimelineItem]:
+    """Messages interleaved with the markers whose cutoff falls among them: a marker goes
+    right before the first message at or after its cutoff (the first hot message after
+    that compaction), or at the end of the newest page when no message follows it."""
+    pending = sorted(markers, key=lambda m: (m.cutoff_at, m.pk))
+    previous_at = page.previous_at
+    items: list[TimelineItem] = []
+
+    def marker_item(m: CompactMarker) -> TimelineItem:
+        return TimelineItem(marker=m, archive_id=archives.get(m.archive_name))
+
+    for message in page.messages:
+        while pending and pending[0].cutoff_at <= message.created_at:
+            m = pending.pop(0)
+            if previous_at is None or previous_at < m.cutoff_at:
+                items.append(marker_item(m))
+        items.append(TimelineItem(message=message, hot_start=message.pk == hot_first_id))
+        previous_at = message.created_at
+    if page.later is None:
+        items += [
+            marker_item(m) for m in pending if previous_at is None or previous_at < m.cutoff_at
+        ]
+    return items
+
+
+def archive_ids(*, agent: Agent, markers: list[CompactMarker]) -> dict[str, int]:
+    """The archive entries the markers name that still exist, id by name."""
+    wanted = [m.archive_name for m in markers]
+    if not wanted:
+        return {}
+    return dict(Entry.objects.filter(agent=agent, name__in=wanted).values_list("name", "id"))

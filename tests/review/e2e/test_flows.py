@@ -1,0 +1,204 @@
+"""End-to-end flows in real headless Chromium: log in, the dashboard, a session timeline
+with a compact marker, a search that finds a message, approving a pending fact and editing a
+learning. Each page visited is screenshotted when MEMORYHUB_SCREENSHOTS is set.
+
+Data comes in through the JSON API (the `api` fixture), the agents' own write path; the
+editor works through the pages like a person would."""
+
+from datetime import UTC, datetime, timedelta
+
+from apps.agents.models import AuditEvent
+from apps.conversations.models import CompactMarker
+from apps.entries.models import Entry
+from apps.facts.models import Fact, FactStatus
+from apps.learnings.models import Learning
+
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+PAGE = "/review/agents/alice-bot"
+
+
+def _ok(response, status=200) -> dict:
+    assert response.status_code == status, response.content
+    return response.json()
+
+
+def _session(api, key: str, texts: list[str], start=T0) -> dict:
+    """A session with user and assistant turns, one minute apart."""
+    session = _ok(api.post("/sessions", {"key": key}), 201)
+    messages = [
+        {
+            "role": "user" if i % 2 == 0 else "assistant",
+            "content": text,
+            "created_at": (start + timedelta(minutes=i)).isoformat(),
+        }
+        for i, text in enumerate(texts)
+    ]
+    _ok(api.post(f"/sessions/{session['id']}/messages", {"messages": messages}), 201)
+    return session
+
+
+def _login(browser, start: str) -> None:
+    """Open a review page logged out, log in through the form, and land back on it."""
+    browser.visit(start)
+    assert browser.path == f"/accounts/login/?next={start}"
+    browser.login("eddie", "pw-eddie")
+    assert browser.path == start
+
+
+def test_log_in_and_the_dashboard_lists_the_agent_with_its_counts(browser, api, editor):
+    _session(api, "chat-1", ["hello", "hi there", "how are you?"])
+    _ok(api.post("/facts", {"category": "food", "key": "coffee", "value": "black"}), 201)
+    _ok(api.patch("/agent/settings", {"settings": {"fact_review": True}}))
+    _ok(api.post("/memory/save", {"content": "The user's dog is called Rex", "review": True}))
+
+    browser.visit("/review/")
+    assert browser.path == "/accounts/login/?next=/review/"
+    browser.login("eddie", "pw-eddie")
+
+    assert browser.path == "/review/"
+    browser.assert_stylesheet_applied()
+    assert browser.one("h1").text == "Agents"
+    [card] = browser.all(".agent-card")
+    assert card.get_attribute("id") == "agent-alice-bot"
+    assert browser.one("#agent-alice-bot h2 a").text == "alice-bot"
+    counts = {
+        name: browser.one(f"#agent-alice-bot dd.{name}").text
+        for name in ("sessions", "messages", "facts", "pending", "backlog", "consolidation")
+    }
+    assert counts == {
+        "sessions": "1",
+        "messages": "3",
+        "facts": "2",
+        "pending": "1",
+        "backlog": "0",
+        "consolidation": "never",
+    }
+    assert len(browser.all("#agent-alice-bot figure.activity svg")) == 1
+
+    browser.submit(browser.one("#agent-alice-bot h2 a"))
+
+    assert browser.path == f"{PAGE}/"
+    assert browser.one("nav.crumbs .role").text == "editor"
+
+
+def test_a_session_timeline_shows_its_compact_marker_linking_to_the_archive(
+    browser, api, agent, editor
+):
+    texts = [f"turn {i:02d} about the berlin deploy " + "x" * 60 for i in range(12)]
+    session = _session(api, "chat-1", texts)
+    _ok(api.patch("/agent/settings", {"settings": {"max_history_bytes": 600}}))
+    _ok(api.post(f"/sessions/{session['id']}/compact"))
+    marker = CompactMarker.objects.get(session_id=session["id"])
+    # 12 messages of 92 bytes over 600: at most 480 kept, on a pair boundary: the last 4.
+    assert (marker.archive_name, marker.message_count) == ("archive/chat-1/1", 8)
+    archive = Entry.objects.get(agent=agent, name=marker.archive_name)
+    timeline = f"{PAGE}/sessions/{session['id']}/"
+
+    _login(browser, timeline)
+
+    assert browser.one("h1").text == "chat-1"
+    assert len(browser.all("ol.timeline li.msg")) == 12
+    divider = browser.one(f"ol.timeline li.marker#marker-{marker.pk}")
+    assert divider.text == (
+        f"Compacted: {marker.message_count} messages (2026-01-05 09:00 \N{EN DASH} "
+        f"{marker.last_message_at:%Y-%m-%d %H:%M}) archived in {marker.archive_name}"
+    )
+    # The divider sits right before the first message the compaction kept, where the hot
+    # window starts too (12 messages are fewer than max_history_messages).
+    items = browser.all("ol.timeline > li")
+    index = [i.get_attribute("id") for i in items].index(f"marker-{marker.pk}")
+    after = items[index + 1 : index + 3]
+    assert [i.get_attribute("class") for i in after] == ["hot-boundary", "msg user hot-start"]
+    assert f"turn {marker.message_count:02d} about" in after[1].text
+    link = browser.one(f"#marker-{marker.pk} a")
+    assert link.text == "archive/chat-1/1"
+    browser.show(divider, "compact-marker")
+
+    browser.submit(link)
+
+    assert browser.path == f"{PAGE}/entries/{archive.pk}/"
+    assert browser.one("h1").text == "archive/chat-1/1"
+    content = browser.one("pre.entry-content").text
+    assert content.startswith("# Archive of session chat-1: ")
+    assert "turn 00 about the berlin deploy" in content
+
+
+def test_a_search_finds_the_message_highlighted_and_links_to_its_place(browser, api, editor):
+    filler = [f"small talk number {i}" for i in range(10)]
+    session = _session(api, "chat-1", [*filler, "The release train leaves from Rotterdam", "ok"])
+    target = _ok(api.get(f"/sessions/{session['id']}/messages", {"limit": 100}))["items"][10]
+    search = f"{PAGE}/search/"
+
+    _login(browser, search)
+    browser.one("input[name=q]").send_keys("rotterdam")
+    browser.one("select[name=mode] option[value=keyword]").click()
+    browser.submit(browser.one("form.search-form button[type=submit]"))
+
+    assert browser.path == f"{search}?q=rotterdam&mode=keyword&session="
+    assert len(browser.all("ol.hits > li.hit")) == 1
+    # Keyword mode: BM25 over the archive, a substring match in the hot window.
+    assert browser.texts("li.hit .leg") == ["contains #1 (1.0000)"]
+    assert browser.texts("li.hit li.is-hit mark") == ["Rotterdam"]
+    assert browser.one("li.hit li.is-hit").text == "user The release train leaves from Rotterdam"
+    link = browser.one("li.hit .hit-head a")
+
+    browser.submit(link)
+
+    assert browser.path == f"{PAGE}/sessions/{session['id']}/?around={target['id']}"
+    shown = browser.wait_for(f"li#m-{target['id']}")
+    assert "The release train leaves from Rotterdam" in shown.text
+
+
+def test_an_editor_approves_a_pending_fact_in_the_review_queue(browser, api, agent, editor):
+    _ok(api.patch("/agent/settings", {"settings": {"fact_review": True}}))
+    _ok(api.post("/memory/save", {"content": "The user's dog is called Rex", "review": True}))
+    fact = Fact.objects.get(agent=agent)
+    assert fact.status == FactStatus.PENDING
+    queue = f"{PAGE}/queue/"
+
+    _login(browser, queue)
+    assert browser.one(".queue-counts strong").text == "1"
+    row = browser.one(f"tr#fact-{fact.pk}")
+    assert "The user's dog is called Rex" in row.text
+    row.find_element("xpath", ".//button[normalize-space()='Approve']").click()
+
+    done = browser.wait_for(f"tr#fact-{fact.pk}.queue-done")
+    assert done.text == f"Fact #{fact.pk} approved."
+    browser.screenshot("approved")
+    fact.refresh_from_db()
+    assert fact.status == FactStatus.ACTIVE
+    assert list(AuditEvent.objects.values_list("action", "user__username")) == [
+        ("fact.approve", "eddie")
+    ]
+    browser.visit(queue)
+    assert browser.one(".queue-counts strong").text == "0"
+    assert browser.all("tr.queue-row") == []
+    browser.visit(f"{PAGE}/facts/{fact.pk}/")
+    assert "The user's dog is called Rex" in browser.one("main").text
+
+
+def test_an_editor_edits_a_learning(browser, api, agent, editor):
+    created = _ok(api.post("/learnings", {"kind": "correction", "content": "Ask first."}), 201)
+    learnings = f"{PAGE}/learnings/"
+
+    _login(browser, learnings)
+    row = browser.one(f"tr#learning-{created['id']}")
+    assert "Ask first." in row.text
+    browser.submit(row.find_element("link text", "Edit"))
+    assert browser.path == f"{PAGE}/learnings/{created['id']}/edit/"
+    content = browser.one("textarea[name=content]")
+    content.clear()
+    content.send_keys("Ask before every deploy to berlin.")
+    browser.submit(browser.one("main form button[type=submit]"))
+
+    assert browser.path == learnings
+    assert browser.texts("ul.messages li") == [f"Learning #{created['id']} saved."]
+    row = browser.one(f"tr#learning-{created['id']}")
+    assert row.find_elements("css selector", "td")[1].text == "Ask before every deploy to berlin."
+    learning = Learning.objects.get(pk=created["id"])
+    assert learning.content == "Ask before every deploy to berlin."
+    [event] = AuditEvent.objects.filter(action="learning.update")
+    assert (event.before["content"], event.after["content"]) == (
+        "Ask first.",
+        "Ask before every deploy to berlin.",
+    )
