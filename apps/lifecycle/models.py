@@ -24,6 +24,7 @@ class Trigger(models.TextChoices):
     API = "api"
     RESET = "reset"
     CONTEXT = "context"
+    REVIEW = "review"  # a person retried a run on the review pages
 
 
 class RunStatus(models.TextChoices):

@@ -73,15 +73,16 @@ def compact_task(session_id: str, trigger: str = Trigger.AUTO) -> int:
 
 
 @shared_task(name="lifecycle.context", **_TASK)
-def context_task(session_id: str, action: str) -> int:
-    """get_context's action in the background: "flush" or "compact" (write-then-compact)."""
+def context_task(session_id: str, action: str, trigger: str = Trigger.CONTEXT) -> int:
+    """get_context's action in the background: "flush" or "compact" (write-then-compact);
+    `trigger` is "review" when a person retries such a run."""
     cache.delete(debounce_key(f"context-{action}", session_id))
     session = _session(session_id)
     if session is None:
         return 0
     if action == "compact":
-        return len(services.session_write_then_compact(session=session, trigger=Trigger.CONTEXT))
-    return len(services.session_flush(session=session, trigger=Trigger.CONTEXT))
+        return len(services.session_write_then_compact(session=session, trigger=trigger))
+    return len(services.session_flush(session=session, trigger=trigger))
 
 
 @shared_task(name="lifecycle.summarize_due", acks_late=True, soft_time_limit=50, time_limit=60)

@@ -164,7 +164,7 @@ def test_an_editor_retries_a_compaction(
 
     assert response.redirect_chain == [(LIST, 302)]
     new = Run.objects.exclude(pk=compacted.pk).get()
-    assert (new.kind, new.trigger, new.session_id) == ("compact", "api", session.pk)
+    assert (new.kind, new.trigger, new.session_id) == ("compact", "review", session.pk)
     assert (new.status, new.reason) == ("fallback", "not_configured")
     assert new.first_message_at > compacted.last_message_at
     assert new.last_message_at < more[-1].created_at
@@ -204,10 +204,10 @@ def test_each_kind_retries_with_its_task(
 
 # What each retry really did on a ten-message session (window 4) with no LLM configured.
 EXPECTED_RETRY = {
-    "summary": [("summary", "api", "fallback", "not_configured")],
-    "consolidate": [("consolidate", "api", "fallback", "not_configured")],
-    "flush": [("flush", "context", "fallback", "not_configured")],
-    "extract": [("flush", "context", "fallback", "not_configured")],
+    "summary": [("summary", "review", "fallback", "not_configured")],
+    "consolidate": [("consolidate", "review", "fallback", "not_configured")],
+    "flush": [("flush", "review", "fallback", "not_configured")],
+    "extract": [("flush", "review", "fallback", "not_configured")],
 }
 
 

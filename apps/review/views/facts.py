@@ -3,17 +3,17 @@ supersede chain; editors edit (fact_update) and delete (fact_delete)."""
 
 from django.contrib import messages
 from django.db import transaction
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 
-from apps.agents.services import audit_record, snapshot
-from apps.core.errors import ApplicationError, Conflict
+from apps.agents.services import snapshot
 from apps.facts.models import Fact
 from apps.facts.services import fact_delete as fact_delete_service
 from apps.facts.services import fact_update
 from apps.review import curation
 from apps.review.access import Access, agent_action, agent_form, agent_page
 from apps.review.forms import FactForm
+from apps.review.views.common import audit, changed_by, edit_form, refused
 
 FACT_FIELDS = ["category", "key", "value", "importance", "status", "valid_to", "superseded_by_id"]
 
@@ -23,19 +23,14 @@ def fact_snapshot(fact: Fact) -> dict:
     return snapshot(fact, FACT_FIELDS)
 
 
-def changed_by(request: HttpRequest) -> str:
-    """Who a fact version names for a change made on a review page (FactVersion: 100 chars)."""
-    return f"review:{request.user.get_username()}"[:100]
-
-
-def error_status(exc: ApplicationError) -> int:
-    return 409 if isinstance(exc, Conflict) else 400
-
-
-def refused(request: HttpRequest, access: Access, *, status: int, message: str, tab: str):
-    """The page for a request the pages refuse (400 or 409): nothing was changed."""
-    context = {"access": access, "tab": tab, "status": status, "message": message}
-    return render(request, "review/partials/facts_refused.html", context, status=status)
+def fact_initial(fact: Fact) -> dict:
+    """The edit form's starting values: what the fact holds now."""
+    return {
+        "value": fact.value,
+        "category": fact.category.name,
+        "key": fact.key,
+        "importance": fact.importance,
+    }
 
 
 def get_fact(access: Access, fact_id: int) -> Fact:
@@ -81,44 +76,38 @@ def fact_edit(request, access: Access, fact_id: int):
             tab="facts",
             message="A superseded fact is history and cannot be edited.",
         )
-    initial = {
-        "value": fact.value,
-        "category": fact.category.name,
-        "key": fact.key,
-        "importance": fact.importance,
-    }
-    form = FactForm(request.POST or None, initial=initial)
-    status = 200
-    if request.method == "POST":
-        status = 400
-        if form.is_valid():
-            before = fact_snapshot(fact)
-            try:
-                # fact_update embeds a new value before its transaction: audit after it.
-                updated = fact_update(
-                    agent=access.agent,
-                    fact=fact,
-                    changed_by=changed_by(request),
-                    reason="edited on the review page",
-                    **form.cleaned_data,
-                )
-            except ApplicationError as exc:
-                form.add_error(None, exc.message)
-                status = error_status(exc)
-            else:
-                audit_record(
-                    user=request.user,
-                    agent=access.agent,
-                    source="review",
-                    action="fact.update",
-                    target=updated,
-                    before=before,
-                    after=fact_snapshot(updated),
-                )
-                messages.success(request, f"Fact #{fact.pk} saved.")
-                return redirect("review:fact", access.agent.slug, fact.pk)
-    context = {"access": access, "tab": "facts", "fact": fact, "form": form}
-    return render(request, "review/fact_edit.html", context, status=status)
+    initial = fact_initial(fact)
+
+    def save(data: dict) -> HttpResponse:
+        before = fact_snapshot(fact)
+        # fact_update embeds a new value before its transaction: audit after it.
+        updated = fact_update(
+            agent=access.agent,
+            fact=fact,
+            changed_by=changed_by(request),
+            reason="edited on the review page",
+            **data,
+        )
+        audit(
+            request,
+            access,
+            action="fact.update",
+            target=updated,
+            before=before,
+            after=fact_snapshot(updated),
+        )
+        messages.success(request, f"Fact #{fact.pk} saved.")
+        return redirect("review:fact", access.agent.slug, fact.pk)
+
+    return edit_form(
+        request,
+        access,
+        form=FactForm(request.POST or None, initial=initial),
+        tab="facts",
+        template="review/fact_edit.html",
+        context={"fact": fact},
+        save=save,
+    )
 
 
 @agent_action
@@ -128,14 +117,6 @@ def fact_delete(request, access: Access, fact_id: int):
     # No provider call: the delete and its audit event commit together.
     with transaction.atomic():
         fact_delete_service(agent=access.agent, fact=fact)
-        audit_record(
-            user=request.user,
-            agent=access.agent,
-            source="review",
-            action="fact.delete",
-            target=fact,
-            before=before,
-            after=None,
-        )
+        audit(request, access, action="fact.delete", target=fact, before=before, after=None)
     messages.success(request, f"Fact #{fact_id} deleted.")
     return redirect("review:facts", access.agent.slug)

@@ -4,11 +4,10 @@ now (error_record_expire: no longer served, deleted by the next errors_expire sw
 
 from django.contrib import messages
 from django.db import transaction
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 
-from apps.agents.services import audit_record, snapshot
-from apps.core.errors import ApplicationError
+from apps.agents.services import snapshot
 from apps.learnings.models import ErrorRecord, LearningKind, LearningStatus, Outcome
 from apps.learnings.services import (
     error_record_expire,
@@ -19,7 +18,7 @@ from apps.learnings.services import (
 from apps.review import curation
 from apps.review.access import Access, agent_action, agent_form, agent_page
 from apps.review.forms import ErrorRecordForm, LearningForm
-from apps.review.views.facts import error_status
+from apps.review.views.common import audit, edit_form
 
 LEARNING_FIELDS = ["kind", "content", "status", "source"]
 ERROR_FIELDS = ["tool_name", "outcome", "strategy", "resolution", "expires_at"]
@@ -55,32 +54,32 @@ def learning_edit(request, access: Access, learning_id: int):
     if learning is None:
         raise Http404("learning not found")
     initial = {"content": learning.content, "kind": learning.kind, "status": learning.status}
-    form = LearningForm(request.POST or None, initial=initial)
-    status = 200
-    if request.method == "POST":
-        status = 400
-        if form.is_valid():
-            before = snapshot(learning, LEARNING_FIELDS)
-            try:
-                with transaction.atomic():  # no provider call: change and audit together
-                    learning = learning_update(learning=learning, **form.cleaned_data)
-                    audit_record(
-                        user=request.user,
-                        agent=access.agent,
-                        source="review",
-                        action="learning.update",
-                        target=learning,
-                        before=before,
-                        after=snapshot(learning, LEARNING_FIELDS),
-                    )
-            except ApplicationError as exc:
-                form.add_error(None, exc.message)
-                status = error_status(exc)
-            else:
-                messages.success(request, f"Learning #{learning.pk} saved.")
-                return redirect("review:learnings", access.agent.slug)
-    context = {"access": access, "tab": "learnings", "learning": learning, "form": form}
-    return render(request, "review/learning_edit.html", context, status=status)
+
+    def save(data: dict) -> HttpResponse:
+        before = snapshot(learning, LEARNING_FIELDS)
+        with transaction.atomic():  # no provider call: change and audit together
+            updated = learning_update(learning=learning, **data)
+            after = snapshot(updated, LEARNING_FIELDS)
+            audit(
+                request,
+                access,
+                action="learning.update",
+                target=updated,
+                before=before,
+                after=after,
+            )
+        messages.success(request, f"Learning #{updated.pk} saved.")
+        return redirect("review:learnings", access.agent.slug)
+
+    return edit_form(
+        request,
+        access,
+        form=LearningForm(request.POST or None, initial=initial),
+        tab="learnings",
+        template="review/learning_edit.html",
+        context={"learning": learning},
+        save=save,
+    )
 
 
 def _error(access: Access, error_id: int) -> ErrorRecord:
@@ -98,32 +97,27 @@ def error_edit(request, access: Access, error_id: int):
         "strategy": record.strategy,
         "resolution": record.resolution,
     }
-    form = ErrorRecordForm(request.POST or None, initial=initial)
-    status = 200
-    if request.method == "POST":
-        status = 400
-        if form.is_valid():
-            before = snapshot(record, ERROR_FIELDS)
-            try:
-                with transaction.atomic():  # no provider call: change and audit together
-                    record = error_record_update(record=record, **form.cleaned_data)
-                    audit_record(
-                        user=request.user,
-                        agent=access.agent,
-                        source="review",
-                        action="error.update",
-                        target=record,
-                        before=before,
-                        after=snapshot(record, ERROR_FIELDS),
-                    )
-            except ApplicationError as exc:
-                form.add_error(None, exc.message)
-                status = error_status(exc)
-            else:
-                messages.success(request, f"Error record #{record.pk} saved.")
-                return redirect("review:learnings", access.agent.slug)
-    context = {"access": access, "tab": "learnings", "record": record, "form": form}
-    return render(request, "review/error_edit.html", context, status=status)
+
+    def save(data: dict) -> HttpResponse:
+        before = snapshot(record, ERROR_FIELDS)
+        with transaction.atomic():  # no provider call: change and audit together
+            updated = error_record_update(record=record, **data)
+            after = snapshot(updated, ERROR_FIELDS)
+            audit(
+                request, access, action="error.update", target=updated, before=before, after=after
+            )
+        messages.success(request, f"Error record #{updated.pk} saved.")
+        return redirect("review:learnings", access.agent.slug)
+
+    return edit_form(
+        request,
+        access,
+        form=ErrorRecordForm(request.POST or None, initial=initial),
+        tab="learnings",
+        template="review/error_edit.html",
+        context={"record": record},
+        save=save,
+    )
 
 
 @agent_action
@@ -133,15 +127,8 @@ def error_extend(request, access: Access, error_id: int):
     with transaction.atomic():
         errors_extend(records=[record])
         record.refresh_from_db(fields=["expires_at"])
-        audit_record(
-            user=request.user,
-            agent=access.agent,
-            source="review",
-            action="error.extend",
-            target=record,
-            before=before,
-            after=snapshot(record, ERROR_FIELDS),
-        )
+        after = snapshot(record, ERROR_FIELDS)
+        audit(request, access, action="error.extend", target=record, before=before, after=after)
     messages.success(
         request, f"Error record #{record.pk} now lives until {record.expires_at:%Y-%m-%d}."
     )
@@ -154,14 +141,7 @@ def error_expire(request, access: Access, error_id: int):
     before = snapshot(record, ERROR_FIELDS)
     with transaction.atomic():
         record = error_record_expire(record=record)
-        audit_record(
-            user=request.user,
-            agent=access.agent,
-            source="review",
-            action="error.expire",
-            target=record,
-            before=before,
-            after=snapshot(record, ERROR_FIELDS),
-        )
+        after = snapshot(record, ERROR_FIELDS)
+        audit(request, access, action="error.expire", target=record, before=before, after=after)
     messages.success(request, f"Error record #{record.pk} expired.")
     return redirect("review:learnings", access.agent.slug)

@@ -6,14 +6,14 @@ from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
-from apps.agents.services import audit_record
 from apps.core.errors import ApplicationError
 from apps.facts.models import FactStatus
 from apps.facts.services import fact_reject, fact_review_approve, fact_review_merge
 from apps.review import curation
 from apps.review.access import Access, agent_action, agent_form, agent_page
 from apps.review.forms import FactForm, MergeForm
-from apps.review.views.facts import changed_by, error_status, fact_snapshot, get_fact, refused
+from apps.review.views.common import audit, changed_by, edit_form, error_status, refused
+from apps.review.views.facts import fact_initial, fact_snapshot, get_fact
 
 
 def _done(request, access: Access, fact_id: int, note: str) -> HttpResponse:
@@ -52,14 +52,9 @@ def queue_approve(request, access: Access, fact_id: int):
             approved = fact_review_approve(
                 agent=access.agent, fact=fact, changed_by=changed_by(request)
             )
-            audit_record(
-                user=request.user,
-                agent=access.agent,
-                source="review",
-                action="fact.approve",
-                target=approved,
-                before=before,
-                after=fact_snapshot(approved),
+            after = fact_snapshot(approved)
+            audit(
+                request, access, action="fact.approve", target=approved, before=before, after=after
             )
     except ApplicationError as exc:
         return _refused(request, access, exc)
@@ -73,41 +68,29 @@ def queue_edit(request, access: Access, fact_id: int):
         return refused(
             request, access, status=409, tab="queue", message="The fact is not waiting for review."
         )
-    initial = {
-        "value": fact.value,
-        "category": fact.category.name,
-        "key": fact.key,
-        "importance": fact.importance,
-    }
-    form = FactForm(request.POST or None, initial=initial)
-    status = 200
-    if request.method == "POST":
-        status = 400
-        if form.is_valid():
-            before = fact_snapshot(fact)
-            changes = {k: v for k, v in form.cleaned_data.items() if v != initial[k]}
-            try:
-                # A new value is embedded before the service's transactions: audit after.
-                approved = fact_review_approve(
-                    agent=access.agent, fact=fact, changed_by=changed_by(request), **changes
-                )
-            except ApplicationError as exc:
-                form.add_error(None, exc.message)
-                status = error_status(exc)
-            else:
-                audit_record(
-                    user=request.user,
-                    agent=access.agent,
-                    source="review",
-                    action="fact.approve",
-                    target=approved,
-                    before=before,
-                    after=fact_snapshot(approved),
-                )
-                messages.success(request, f"Fact #{fact_id} edited and approved.")
-                return redirect("review:queue", access.agent.slug)
-    context = {"access": access, "tab": "queue", "fact": fact, "form": form}
-    return render(request, "review/queue_edit.html", context, status=status)
+    initial = fact_initial(fact)
+
+    def save(data: dict) -> HttpResponse:
+        before = fact_snapshot(fact)
+        changes = {k: v for k, v in data.items() if v != initial[k]}
+        # A new value is embedded before the service's transactions: audit after.
+        approved = fact_review_approve(
+            agent=access.agent, fact=fact, changed_by=changed_by(request), **changes
+        )
+        after = fact_snapshot(approved)
+        audit(request, access, action="fact.approve", target=approved, before=before, after=after)
+        messages.success(request, f"Fact #{fact_id} edited and approved.")
+        return redirect("review:queue", access.agent.slug)
+
+    return edit_form(
+        request,
+        access,
+        form=FactForm(request.POST or None, initial=initial),
+        tab="queue",
+        template="review/queue_edit.html",
+        context={"fact": fact},
+        save=save,
+    )
 
 
 @agent_action
@@ -116,15 +99,8 @@ def queue_reject(request, access: Access, fact_id: int):
     try:
         with transaction.atomic():  # no provider call: the delete and its audit commit together
             rejected = fact_reject(agent=access.agent, fact=fact)
-            audit_record(
-                user=request.user,
-                agent=access.agent,
-                source="review",
-                action="fact.reject",
-                target=rejected,
-                before=fact_snapshot(rejected),
-                after=None,
-            )
+            before = fact_snapshot(rejected)
+            audit(request, access, action="fact.reject", target=rejected, before=before, after=None)
     except ApplicationError as exc:
         return _refused(request, access, exc)
     return _done(request, access, fact_id, f"Fact #{fact_id} rejected.")
@@ -153,15 +129,7 @@ def queue_merge(request, access: Access, fact_id: int):
             )
             fact.refresh_from_db()
             after = {"fact": fact_snapshot(fact), "into": fact_snapshot(kept)}
-            audit_record(
-                user=request.user,
-                agent=access.agent,
-                source="review",
-                action="fact.merge",
-                target=fact,
-                before=before,
-                after=after,
-            )
+            audit(request, access, action="fact.merge", target=fact, before=before, after=after)
     except ApplicationError as exc:
         return _refused(request, access, exc)
     return _done(request, access, fact_id, f"Fact #{fact_id} merged into #{kept.pk}.")

@@ -8,16 +8,17 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 
-from apps.agents.services import audit_record, snapshot
+from apps.agents.services import snapshot
 from apps.core.errors import InvalidInput, NotFound
 from apps.lifecycle import tasks
 from apps.lifecycle.models import Run, RunKind, RunStatus, Trigger
 from apps.lifecycle.selectors import run_get, runs_page
 from apps.review.access import Access, agent_action, agent_page
+from apps.review.views.common import audit
 
 RUNS_PER_PAGE = 50
-# Retried runs count as asked for (skipped runs are logged, saying why nothing happened).
-RETRY_TRIGGER = Trigger.API
+# The new run says a person asked for it (skipped runs are logged, saying why nothing happened).
+RETRY_TRIGGER = Trigger.REVIEW
 _SNAPSHOT = ["kind", "trigger", "status", "reason", "session_id", "session_key"]
 
 
@@ -80,7 +81,7 @@ def retry_signature(run: Run) -> Signature:
     if run.kind == RunKind.COMPACT:
         return tasks.compact_task.si(session_id, RETRY_TRIGGER)
     # flush and extract: get_context's background flush stores the window's facts again.
-    return tasks.context_task.si(session_id, "flush")
+    return tasks.context_task.si(session_id, "flush", RETRY_TRIGGER)
 
 
 @agent_action
@@ -93,10 +94,9 @@ def run_retry(request: HttpRequest, access: Access, run_id: int) -> HttpResponse
         return _detail(request, access, run, error=error, status=409)
     signature = retry_signature(run)
     with transaction.atomic():
-        audit_record(
-            user=request.user,
-            agent=access.agent,
-            source="review",
+        audit(
+            request,
+            access,
             action="run.retry",
             target=run,
             before=snapshot(run, _SNAPSHOT),
