@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
 from apps.agents.models import Agent, MemberRole
@@ -42,6 +42,12 @@ def _resolve(request: HttpRequest, slug: str) -> Access:
     return Access(agent=agent, role=role)
 
 
+def _forbidden(request: HttpRequest) -> HttpResponse:
+    # Answered, not raised: a viewer pressing an editor's button is not worth a logged
+    # traceback (Django logs every PermissionDenied with its stack).
+    return render(request, "403.html", status=403)
+
+
 def agent_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """A page about one agent, for any member of its team: `view(request, access, ...)`."""
 
@@ -64,7 +70,7 @@ def agent_action(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespons
     def wrapped(request: HttpRequest, slug: str, *args, **kwargs) -> HttpResponse:
         access = _resolve(request, slug)
         if not access.can_edit:
-            raise PermissionDenied("editors only")
+            return _forbidden(request)
         return view(request, access, *args, **kwargs)
 
     return wrapped
@@ -79,7 +85,7 @@ def agent_form(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
     def wrapped(request: HttpRequest, slug: str, *args, **kwargs) -> HttpResponse:
         access = _resolve(request, slug)
         if not access.can_edit:
-            raise PermissionDenied("editors only")
+            return _forbidden(request)
         return view(request, access, *args, **kwargs)
 
     return wrapped
