@@ -1,19 +1,17 @@
 """The admin keeps to the staff user's teams (superusers see every team), and every change made
 in it is recorded as an audit event (source "admin"): who, what, when, before and after."""
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin
 from django.contrib.admin.utils import get_fields_from_path
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models, transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from apps.agents.models import Agent, Team
-from apps.agents.services import audit_record
+from apps.agents.services import audit_record, json_safe
 
 # The foreign keys followed, in this order, from a model to its team.
 _HOPS = ("team", "agent", "session", "fact", "entry")
@@ -61,10 +59,6 @@ def agent_of(obj: models.Model) -> Agent | None:
     return obj
 
 
-def _json(values: dict[str, Any]) -> dict[str, Any]:
-    return json.loads(json.dumps(values, cls=DjangoJSONEncoder, default=str))
-
-
 def audited_fields(model: type[models.Model], names: list[str] | None = None) -> list[str]:
     """The concrete, non-secret fields of `model` (of `names` when given) an event copies."""
     fields = [f.name for f in model._meta.concrete_fields if f.name not in _NOT_AUDITED]
@@ -75,7 +69,7 @@ def _rows(qs: QuerySet, fields: list[str]) -> dict[Any, dict[str, Any]]:
     """`fields` of each row, by primary key."""
     pk = qs.model._meta.pk.name
     return {
-        row[pk]: _json({f: row[f] for f in fields})
+        row[pk]: json_safe({f: row[f] for f in fields})
         for row in qs.values(*dict.fromkeys([pk, *fields]))
     }
 
@@ -142,7 +136,7 @@ class AuditedMixin:
         after = _rows(model._default_manager.filter(pk=obj.pk), audited_fields(model, fields))
         if not after:  # the row went away while saving: nothing to show
             return
-        before = _json({f: form.initial.get(f) for f in fields}) if change else None
+        before = json_safe({f: form.initial.get(f) for f in fields}) if change else None
         self._audit(request, obj, "update" if change else "create", before, after[obj.pk])
 
     def _audit_deletion(self, request, obj) -> None:

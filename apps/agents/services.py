@@ -145,10 +145,14 @@ class _AuditEncoder(DjangoJSONEncoder):
             return str(o)
 
 
+def json_safe(values: dict[str, Any]) -> dict[str, Any]:
+    """`values` as JSON would store them (ISO times, str() for anything else)."""
+    return json.loads(json.dumps(values, cls=_AuditEncoder))
+
+
 def snapshot(obj: Any, fields: list[str]) -> dict[str, Any]:
     """The named fields of `obj` as JSON-safe values, for an audit event's before/after."""
-    raw = {name: getattr(obj, name) for name in fields}
-    return json.loads(json.dumps(raw, cls=_AuditEncoder))
+    return json_safe({name: getattr(obj, name) for name in fields})
 
 
 def audit_record(
