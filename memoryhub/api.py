@@ -1,8 +1,6 @@
 """The agents' JSON API: one NinjaAPI, a router per app, key auth, errors as JSON."""
 
 import logging
-from datetime import datetime
-from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -10,18 +8,19 @@ from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.renderers import JSONRenderer
-from ninja.responses import NinjaJSONEncoder
 from ninja.security import HttpBearer
 
 from apps.agents.models import Agent
 from apps.agents.selectors import api_key_lookup
 from apps.agents.services import api_key_touch
+from apps.core.encoders import MicrosecondEncoder
 from apps.core.errors import (
     ApplicationError,
     Conflict,
     InvalidInput,
     NotFound,
     PayloadTooLarge,
+    error_detail,
 )
 
 logger = logging.getLogger(__name__)
@@ -36,15 +35,6 @@ class ApiKeyAuth(HttpBearer):
             return None
         api_key_touch(api_key=api_key, every_seconds=settings.MEMORYHUB_KEY_TOUCH_SECONDS)
         return api_key.agent
-
-
-class MicrosecondEncoder(NinjaJSONEncoder):
-    """Django's encoder cuts datetimes to milliseconds; stored times have microseconds."""
-
-    def default(self, o: Any) -> Any:
-        if isinstance(o, datetime):
-            return o.isoformat().replace("+00:00", "Z")
-        return super().default(o)
 
 
 class Renderer(JSONRenderer):
@@ -64,16 +54,9 @@ api = NinjaAPI(
 STATUS = {NotFound: 404, Conflict: 409, InvalidInput: 422, PayloadTooLarge: 413}
 
 
-def _detail(exc: ApplicationError) -> object:
-    if isinstance(exc, InvalidInput):
-        # Same shape as schema validation errors, so clients parse one format.
-        return [{"loc": exc.loc or [], "msg": exc.message, "type": "value_error"}]
-    return exc.message
-
-
 @api.exception_handler(ApplicationError)
 def application_error(request: HttpRequest, exc: ApplicationError) -> HttpResponse:
-    body: dict[str, object] = {"detail": _detail(exc)}
+    body: dict[str, object] = {"detail": error_detail(exc)}
     if exc.loc and isinstance(exc, (PayloadTooLarge, Conflict)):
         body["loc"] = exc.loc
     return api.create_response(request, body, status=STATUS.get(type(exc), 400))

@@ -3,6 +3,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from apps.core import views
+from apps.mcp.views import mcp_endpoint
 from memoryhub.api import api
 
 urlpatterns = [
@@ -13,4 +14,5 @@ urlpatterns = [
     path("review/", include("apps.review.urls")),
     path("api/docs", RedirectView.as_view(url="/api/v1/docs", permanent=False)),
     path("api/v1/", api.urls),
+    path("mcp", mcp_endpoint, name="mcp"),
 ]

@@ -26,3 +26,11 @@ class InvalidInput(ApplicationError):
 
 class PayloadTooLarge(ApplicationError):
     """A value or batch is over a configured size limit."""
+
+
+def error_detail(exc: ApplicationError) -> object:
+    """The `detail` clients read for a domain error: InvalidInput as a list of {loc, msg,
+    type} (the shape of schema validation errors, so one format), else the message."""
+    if isinstance(exc, InvalidInput):
+        return [{"loc": list(exc.loc or []), "msg": exc.message, "type": "value_error"}]
+    return exc.message

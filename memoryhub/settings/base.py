@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "apps.lifecycle",
     "apps.memory",
     "apps.review",
+    "apps.mcp",
 ]
 
 MIDDLEWARE = [
