@@ -1,10 +1,14 @@
 """Tiny stdlib HTTP client for the benchmarks: they talk to a running server like an agent."""
 
 import json
+import socket
+import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 
@@ -41,3 +45,44 @@ def percentile(values: list[float], p: float) -> float:
         return float("nan")
     index = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
     return ordered[index]
+
+
+# --- a server of this tree, started by a bench -----------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    """Run `manage.py ARGS` of this tree with `env`; its stdout, or RuntimeError."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
+    return done.stdout
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> int:
+    """/healthz's status once the server answers (a degraded 503 counts as answering)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"web server exited with status {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url + "/healthz", timeout=5) as resp:
+                return resp.status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"{url}/healthz did not answer within {timeout:.0f} s")

@@ -26,17 +26,15 @@ The server embeds with its default, the offline MiniLM, as a deployment does.
 import argparse
 import asyncio
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import httpx2
+from _http import free_port, manage, wait_healthy
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -62,46 +60,12 @@ FACTS = [
 CLEARED = ("DJANGO_SETTINGS_MODULE", "CELERY_BROKER_URL", "CACHE_URL")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def server_env(data_dir: str) -> dict[str, str]:
     env = {
         k: v for k, v in os.environ.items() if k not in CLEARED and not k.startswith("MEMORYHUB_")
     }
     env.update(MEMORYHUB_DATA_DIR=data_dir, PYTHONPATH=str(ROOT))
     return env
-
-
-def manage(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
-    return done.stdout
-
-
-def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"web server exited with status {proc.returncode}")
-        try:
-            with urllib.request.urlopen(url + "/healthz", timeout=5):
-                return
-        except urllib.error.HTTPError:
-            return  # answering, if degraded
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"{url}/healthz did not answer within {timeout:.0f} s")
 
 
 def summary(label: str, ms: list[float]) -> str:

@@ -20,21 +20,18 @@ skips them (cold server; the first save then also embeds the new category's name
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _http import Api, percentile  # noqa: E402
+from _http import Api, free_port, manage, percentile, wait_healthy  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from apps.providers.embeddings.fake import HashEmbedder  # noqa: E402
@@ -116,12 +113,6 @@ class EmbeddingsHandler(BaseHTTPRequestHandler):
         pass
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def server_env(data_dir: str, embedding_url: str) -> dict[str, str]:
     env = {
         k: v for k, v in os.environ.items() if k not in CLEARED and not k.startswith("MEMORYHUB_")
@@ -134,34 +125,6 @@ def server_env(data_dir: str, embedding_url: str) -> dict[str, str]:
         PYTHONPATH=str(ROOT),  # this tree's code, whatever the venv's site-packages hold
     )
     return env
-
-
-def manage(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
-    return done.stdout
-
-
-def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> int:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"web server exited with status {proc.returncode}")
-        try:
-            with urllib.request.urlopen(url + "/healthz", timeout=5) as resp:
-                return resp.status
-        except urllib.error.HTTPError as exc:
-            return exc.code  # answering, if degraded
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"{url}/healthz did not answer within {timeout:.0f} s")
 
 
 def measure(api: Api, session: str, *, saves: int, appends: int, append_after: float) -> dict:
