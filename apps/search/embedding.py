@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Q, QuerySet
 
 from apps.providers.embeddings import (
     EMBEDDING_DIMENSIONS,
@@ -222,15 +222,44 @@ class Pending:
     failed: int
 
 
+def _without_vector(c: Corpus) -> QuerySet:
+    return c.model._default_manager.filter(**{f"{c.vector_field}__isnull": True})
+
+
+def _pending_failed(c: Corpus) -> dict[str, Count]:
+    """Rows without a vector: never tried yet (no error), or failed (an error recorded)."""
+    e = c.error_field
+    return {
+        "pending": Count("pk", filter=Q(**{e: ""})),
+        "failed": Count("pk", filter=~Q(**{e: ""})),
+    }
+
+
 def backlogs() -> list[Pending]:
     """Every embedding corpus's backlog over all agents, by corpus name (for /healthz and the
     admin). Only rows without a vector are read, which the partial "pending embedding"
     indexes serve, so the cost follows the backlog, not the size of the store."""
     out = []
     for c in embedding_corpora():
-        e = c.error_field
-        counts = c.model._default_manager.filter(**{f"{c.vector_field}__isnull": True}).aggregate(
-            pending=Count("pk", filter=Q(**{e: ""})), failed=Count("pk", filter=~Q(**{e: ""}))
-        )
+        counts = _without_vector(c).aggregate(**_pending_failed(c))
         out.append(Pending(corpus=c.name, **counts))
+    return out
+
+
+def backlogs_by_agent(*, agent_ids: Sequence[int]) -> dict[int, list[Pending]]:
+    """The same, per agent (one query per corpus): every corpus for every agent, zeros
+    included, in corpus order."""
+    out: dict[int, list[Pending]] = {pk: [] for pk in agent_ids}
+    for c in embedding_corpora():
+        agent = f"{c.agent_field}_id"
+        rows = (
+            _without_vector(c)
+            .filter(**{f"{agent}__in": list(agent_ids)})
+            .values(agent)
+            .annotate(**_pending_failed(c))
+        )
+        found = {row[agent]: row for row in rows}
+        for pk in agent_ids:
+            row = found.get(pk, {"pending": 0, "failed": 0})
+            out[pk].append(Pending(corpus=c.name, pending=row["pending"], failed=row["failed"]))
     return out

@@ -14,7 +14,6 @@ from apps.review.selectors.entries import (
 from apps.review.selectors.stats import (
     ACTIVITY_DAYS,
     AgentStats,
-    Backlog,
     DayCount,
     activity_days,
     agent_stats,
@@ -36,7 +35,6 @@ __all__ = [
     "ACTIVITY_DAYS",
     "TIMELINE_PAGE",
     "AgentStats",
-    "Backlog",
     "DayCount",
     "EntryGroups",
     "HistoryMonth",

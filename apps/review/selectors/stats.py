@@ -14,18 +14,9 @@ from apps.agents.models import Agent
 from apps.conversations.models import Message, Session
 from apps.facts.models import Fact, FactStatus
 from apps.lifecycle.models import Run, RunKind
-from apps.search.corpora import embedding_corpora
+from apps.search.embedding import Pending, backlogs_by_agent
 
 ACTIVITY_DAYS = 30
-
-
-@dataclass(frozen=True)
-class Backlog:
-    """One corpus's rows of an agent still without a vector: not tried yet, or failed."""
-
-    corpus: str
-    pending: int
-    failed: int
 
 
 @dataclass(frozen=True)
@@ -43,7 +34,7 @@ class AgentStats:
     messages: int = 0
     facts: int = 0  # current facts (not superseded), pending ones included
     pending_reviews: int = 0
-    backlog: list[Backlog] = field(default_factory=list)
+    backlog: list[Pending] = field(default_factory=list)
     last_consolidation: Run | None = None
     activity: list[DayCount] = field(default_factory=list)
 
@@ -55,28 +46,6 @@ class AgentStats:
 def _counts_by_agent(qs: QuerySet, ids: list[int], **aggregates) -> dict[int, dict]:
     rows = qs.filter(agent_id__in=ids).values("agent_id").annotate(**aggregates)
     return {row.pop("agent_id"): row for row in rows}
-
-
-def _backlogs(ids: list[int]) -> dict[int, list[Backlog]]:
-    """Per agent, every embedding corpus's rows without a vector (the partial "pending
-    embedding" indexes serve these, so the cost follows the backlog)."""
-    out: dict[int, list[Backlog]] = {pk: [] for pk in ids}
-    for c in embedding_corpora():
-        e = c.error_field
-        rows = (
-            c.model._default_manager.filter(
-                **{f"{c.agent_field}_id__in": ids, f"{c.vector_field}__isnull": True}
-            )
-            .values(f"{c.agent_field}_id")
-            .annotate(
-                pending=Count("pk", filter=Q(**{e: ""})), failed=Count("pk", filter=~Q(**{e: ""}))
-            )
-        )
-        found = {r[f"{c.agent_field}_id"]: r for r in rows}
-        for pk in ids:
-            r = found.get(pk, {"pending": 0, "failed": 0})
-            out[pk].append(Backlog(corpus=c.name, pending=r["pending"], failed=r["failed"]))
-    return out
 
 
 def _last_consolidations(ids: list[int]) -> dict[int, Run]:
@@ -132,7 +101,7 @@ def agent_stats(
         n=Count("pk"),
         pending=Count("pk", filter=Q(status=FactStatus.PENDING)),
     )
-    backlogs = _backlogs(ids)
+    backlogs = backlogs_by_agent(agent_ids=ids)
     consolidations = _last_consolidations(ids)
     activity = _activity(ids, now, days)
     return [
