@@ -7,6 +7,9 @@ of categories 1-4 is asked agent-wide in each mode; hits map back to dia_ids.
 
     .venv/bin/python bench/locomo.py --url http://127.0.0.1:8102 --create-agents \
         --modes hybrid,keyword,semantic,contains --out var/locomo.json
+
+--rerank off|on|both sets each agent's `rerank` setting (PATCH /agent/settings) before the
+questions; "both" asks every question twice, results keyed "<mode>" and "<mode>+rerank".
 """
 
 import argparse
@@ -130,6 +133,16 @@ def create_agent(slug: str) -> str:
     return out.stdout.strip().splitlines()[-1]
 
 
+def configure(clients: list[Client], rerank: bool, candidates: int) -> None:
+    """Turn each agent's reranking on or off (and set its candidate count, when given)."""
+    changes: dict = {"rerank": rerank}
+    if candidates:
+        changes["rerank_candidates"] = candidates
+    for c in clients:
+        status, body, _ = c.call("PATCH", "/agent/settings", {"settings": changes})
+        assert status == 200, (status, body)
+
+
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, round(q * (len(values) - 1)))]
@@ -145,6 +158,8 @@ def main() -> None:
     p.add_argument("--modes", default="hybrid,keyword,semantic,contains")
     p.add_argument("--skip-ingest", action="store_true")
     p.add_argument("--out", default="")
+    p.add_argument("--rerank", choices=("", "off", "on", "both"), default="")
+    p.add_argument("--rerank-candidates", type=int, default=0, help="0: the agents' setting")
     args = p.parse_args()
 
     samples = json.loads(Path(args.data).read_text())
@@ -165,7 +180,11 @@ def main() -> None:
         print(f"embedded in {time.perf_counter() - t0:.1f}s", flush=True)
 
     results = {}
-    for mode in args.modes.split(","):
+    passes = {"": [None], "off": [False], "on": [True], "both": [False, True]}[args.rerank]
+    for mode, rerank in [(m, r) for m in args.modes.split(",") for r in passes]:
+        label = f"{mode}+rerank" if rerank else mode
+        if rerank is not None:
+            configure(clients, rerank, args.rerank_candidates)
         per_cat = defaultdict(lambda: defaultdict(list))
         latencies = []
         for c, sample in zip(clients, samples, strict=True):
@@ -200,10 +219,10 @@ def main() -> None:
         metrics["all"]["n"] = len(all_rows["MRR"])
         metrics["all"]["p50_ms"] = pct(latencies, 0.5)
         metrics["all"]["p95_ms"] = pct(latencies, 0.95)
-        results[mode] = metrics
+        results[label] = metrics
         a = metrics["all"]
         print(
-            f"{mode:9s} n={a['n']} R@1={a['R@1']:.3f} R@5={a['R@5']:.3f} R@10={a['R@10']:.3f} "
+            f"{label:16s} n={a['n']} R@1={a['R@1']:.3f} R@5={a['R@5']:.3f} R@10={a['R@10']:.3f} "
             f"R@20={a['R@20']:.3f} S@5={a['S@5']:.3f} S@10={a['S@10']:.3f} MRR={a['MRR']:.3f} "
             f"p50={a['p50_ms']:.1f}ms p95={a['p95_ms']:.1f}ms",
             flush=True,

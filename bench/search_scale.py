@@ -3,11 +3,19 @@
 Texts are real LoCoMo turns re-spoken by 200 speakers with extra words drawn from the
 corpus vocabulary; vectors are the MiniLM vectors of the source turns plus Gaussian noise
 (cosine ~0.9 to the source), so neighbourhoods look like real ones. Queries are LoCoMo
-questions embedded at query time: latencies include the query embedding, the search and
-the context windows (memoryhub's search selector, in-process; HTTP adds ~2 ms).
+questions embedded at query time by the configured (MiniLM) embedder: latencies include the
+query embedding, the search and the context windows (the search selector, in-process).
 
+The script migrates the database itself. PostgreSQL is measured in two states: right after
+the load (ANALYZE only, no VACUUM: a fresh visibility map is not something a store with
+constant appends has), then after `VACUUM ANALYZE` of the conversations tables. SQLite is
+measured once, after `database_optimize` (PRAGMA optimize, the hourly beat task). Each
+state's figure is the median over --runs passes of each pass's p50 and p95.
+
+    createdb -h 127.0.0.1 -U postgres mh_bench_scale
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/mh_bench_scale \\
-        .venv/bin/python bench/search_scale.py --messages 100000 --queries 300
+    MEMORYHUB_DATA_DIR=/tmp/mh-bench-scale \\
+        .venv/bin/python bench/search_scale.py --messages 100000 --out var/search_scale.json
 """
 
 import argparse
@@ -15,65 +23,168 @@ import json
 import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 import uuid
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared/bench/locomo/locomo-dev.json"
+NAMES = [
+    f"{a}{b}"
+    for a in "Al Be Ca Da El Fa Go Ha Iv Jo".split()
+    for b in "ex la rin mon sy ton vi dra ko nie bert na ric ssa to ly da mir za us".split()
+]
+MODES = ("hybrid", "semantic", "keyword_bm25", "contains")
+ARCHIVE_CUTOFF = datetime(2100, 1, 1, tzinfo=UTC)  # every message is archive (compacted)
+
+
+def parse_args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--messages", type=int, default=100_000)
+    p.add_argument("--session-size", type=int, default=200)
+    p.add_argument("--queries", type=int, default=300, help="timed queries per pass and mode")
+    p.add_argument(
+        "--mode-queries", default="", help="per-mode override, e.g. keyword_bm25=50,contains=50"
+    )
+    p.add_argument("--runs", type=int, default=5, help="passes per state and mode (median)")
+    p.add_argument("--modes", default=",".join(MODES))
+    p.add_argument(
+        "--states",
+        default="",
+        help="PostgreSQL: load,vacuum (default both); SQLite: optimize (the only one)",
+    )
+    p.add_argument("--agent", default="scale-bench")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--data", type=Path, default=DATA, help=f"LoCoMo JSON (default {DATA})")
+    p.add_argument("--load-only", action="store_true", help="load (and index) only, no queries")
+    p.add_argument("--out", type=Path, help="merge the results into this JSON file")
+    args = p.parse_args()
+    if not args.data.is_file():
+        p.error(f"LoCoMo data not found at {args.data}: pass --data PATH/locomo-dev.json")
+    if not os.environ.get("MEMORYHUB_DATA_DIR"):
+        p.error("set MEMORYHUB_DATA_DIR to a folder of its own (the default is the real store)")
+    args.per_mode = dict.fromkeys(args.modes.split(","), args.queries)
+    for item in filter(None, args.mode_queries.split(",")):
+        mode, _, n = item.partition("=")
+        if mode not in args.per_mode:
+            p.error(f"--mode-queries names {mode!r}, which is not in --modes")
+        args.per_mode[mode] = int(n)
+    unknown = set(args.per_mode) - set(MODES)
+    if unknown:
+        p.error(f"unknown modes {sorted(unknown)}; choose from {', '.join(MODES)}")
+    return args
+
+
+ARGS = parse_args() if __name__ == "__main__" else None
+sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings.base")
 
-import django
+import django  # noqa: E402
 
 django.setup()
 
+from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 
 from apps.agents.models import Agent, Team  # noqa: E402
-from apps.conversations.models import Message, Session  # noqa: E402
+from apps.conversations.models import Message, Session, SessionMeta  # noqa: E402
 from apps.conversations.search import message_search  # noqa: E402
 from apps.core.services import database_optimize  # noqa: E402
 from apps.providers.embeddings import get_embedder, vector_label  # noqa: E402
 from apps.search.backends.base import hnsw_index  # noqa: E402
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared/bench/locomo/locomo-dev.json"
-NAMES = [f"{a}{b}" for a in ("Al", "Be", "Ca", "Da", "El", "Fa", "Go", "Ha", "Iv", "Jo")
-         for b in ("ex", "la", "rin", "mon", "sy", "ton", "vi", "dra", "ko", "nie",
-                   "bert", "na", "ric", "ssa", "to", "ly", "da", "mir", "za", "us")]  # fmt: skip
+HNSW = hnsw_index("conversations_message", "embedding")
 
 
-def load_turns() -> list[str]:
-    turns = []
-    for sample in json.loads(DATA.read_text()):
-        for key, value in sample["conversation"].items():
-            if key.startswith("session_") and isinstance(value, list):
-                turns.extend(t["text"] for t in value)
+@dataclass
+class Pass:
+    load1: float  # the 1-minute load average just before the pass
+    p50_ms: float
+    p95_ms: float
+    mean_hits: float
+
+
+@dataclass
+class Result:
+    backend: str
+    messages: int
+    mode: str
+    state: str
+    queries: int
+    p50_ms: float  # median over the passes of each pass's p50
+    p95_ms: float  # median over the passes of each pass's p95
+    passes: list[Pass]
+    table_state: dict = field(default_factory=dict)
+
+
+def load_locomo(path: Path) -> tuple[list[str], list[str]]:
+    """(every turn's text, every category 1-4 question) of the LoCoMo file."""
+    samples = json.loads(path.read_text())
+    turns = [
+        t["text"]
+        for s in samples
+        for key, value in s["conversation"].items()
+        if key.startswith("session_") and isinstance(value, list)
+        for t in value
+    ]
     questions = [
-        qa["question"] for s in json.loads(DATA.read_text()) for qa in s["qa"]
-        if qa.get("category") in (1, 2, 3, 4)
-    ]  # fmt: skip
+        qa["question"] for s in samples for qa in s["qa"] if qa.get("category") in (1, 2, 3, 4)
+    ]
     return turns, questions
 
 
-def load(agent: Agent, n: int, session_size: int, seed: int) -> None:
-    rng = random.Random(seed)
-    nrng = np.random.default_rng(seed)
-    turns, _ = load_turns()
+def check_embedder() -> str:
+    """The query embedder's name; refuse the tests' hashing embedder (no model cost)."""
+    embedder = get_embedder()
+    name = f"{type(embedder).__module__}.{type(embedder).__name__}"
+    if ".fake" in name:
+        raise SystemExit(f"{name} is a test embedder: run with the base settings (MiniLM)")
+    embedder.embed(["warm up"])
+    return f"{name} ({vector_label(embedder)})"
+
+
+def load(agent: Agent, turns: list[str], n: int, session_size: int, seed: int) -> dict:
+    """Load n messages (HNSW built afterwards on PostgreSQL); return the phase timings."""
     embedder = get_embedder()
     print(f"embedding {len(turns)} source turns...", flush=True)
-    t0 = time.perf_counter()
     base = np.asarray(embedder.embed(turns), dtype=np.float32)
-    print(f"  {time.perf_counter() - t0:.1f}s", flush=True)
+    pg = connection.vendor == "postgresql"
+    if pg:  # bulk loads are ~9x faster with HNSW built after
+        with connection.cursor() as c:
+            c.execute(f"DROP INDEX IF EXISTS {HNSW}")
+    t0 = time.perf_counter()
+    _insert_messages(agent, turns, base, n, session_size, seed)
+    timings = {"load_s": round(time.perf_counter() - t0, 1)}
+    print(f"loaded {n} in {timings['load_s']}s", flush=True)
+    _compact_all(agent)
+    if pg:
+        t0 = time.perf_counter()
+        with connection.cursor() as c:
+            c.execute("SET maintenance_work_mem = '512MB'")
+            c.execute(
+                f"CREATE INDEX {HNSW} ON conversations_message "
+                "USING hnsw (embedding vector_cosine_ops)"
+            )
+        timings["hnsw_s"] = round(time.perf_counter() - t0, 1)
+        print(f"HNSW built in {timings['hnsw_s']}s", flush=True)
+    t0 = time.perf_counter()
+    _statistics()
+    timings["analyze_s"] = round(time.perf_counter() - t0, 1)
+    return timings
+
+
+def _insert_messages(agent, turns, base, n: int, session_size: int, seed: int) -> None:
+    rng = random.Random(seed)
+    nrng = np.random.default_rng(seed)
     vocab = sorted({w for t in turns for w in t.split() if w.isalpha() and len(w) > 3})
-    label = vector_label(embedder)
+    label = vector_label(get_embedder())
     start = datetime(2024, 1, 1, tzinfo=UTC)
-    vendor = connection.vendor
-    if vendor == "postgresql":
-        with connection.cursor() as c:  # bulk loads are ~9x faster with HNSW built after
-            c.execute(f"DROP INDEX IF EXISTS {hnsw_index('conversations_message', 'embedding')}")
     t0 = time.perf_counter()
     batch: list[Message] = []
     session = None
@@ -89,31 +200,83 @@ def load(agent: Agent, n: int, session_size: int, seed: int) -> None:
         text = f"{turns[j]} {extra}".strip()
         batch.append(
             Message(
-                id=uuid.uuid4(), agent=agent, session=session, role="user",
-                name=rng.choice(NAMES), content=text, byte_size=len(text.encode()),
-                created_at=start + timedelta(minutes=i), embedding=vec, embedding_model=label,
+                id=uuid.uuid4(),
+                agent=agent,
+                session=session,
+                role="user",
+                name=rng.choice(NAMES),
+                content=text,
+                byte_size=len(text.encode()),
+                created_at=start + timedelta(minutes=i),
+                embedding=vec,
+                embedding_model=label,
             )
-        )  # fmt: skip
-        if len(batch) == 5000:
+        )
+        if len(batch) == 5000 or i == n - 1:
             with transaction.atomic():
                 Message.objects.bulk_create(batch)
             batch = []
             print(f"  {i + 1} messages, {time.perf_counter() - t0:.0f}s", flush=True)
-    if batch:
-        with transaction.atomic():
-            Message.objects.bulk_create(batch)
-    print(f"loaded {n} in {time.perf_counter() - t0:.1f}s", flush=True)
-    if vendor == "postgresql":
-        t0 = time.perf_counter()
+
+
+def _compact_all(agent: Agent) -> None:
+    """Make the whole history archive, so keyword mode runs BM25 over all of it.
+
+    Done at load time so that every state measures the same rows; hybrid, semantic and
+    contains ignore the cutoff.
+    """
+    missing = Session.objects.filter(agent=agent, meta__isnull=True)
+    SessionMeta.objects.bulk_create(
+        [SessionMeta(session=s, start_at=ARCHIVE_CUTOFF) for s in missing.only("id")],
+        batch_size=1000,
+    )
+
+
+def _statistics() -> None:
+    """Planner statistics only: ANALYZE on PostgreSQL, PRAGMA optimize on SQLite."""
+    if connection.vendor == "postgresql":
         with connection.cursor() as c:
-            c.execute("SET maintenance_work_mem = '512MB'")
-            c.execute(
-                f"CREATE INDEX {hnsw_index('conversations_message', 'embedding')} ON "
-                "conversations_message USING hnsw (embedding vector_cosine_ops)"
-            )
             c.execute("ANALYZE")
-        print(f"HNSW built in {time.perf_counter() - t0:.1f}s", flush=True)
-    database_optimize()  # SQLite's planner statistics, as the hourly beat task keeps them
+    else:
+        database_optimize()  # as the hourly core.optimize_database beat task does
+
+
+def conversation_tables() -> list[str]:
+    """Messages, sessions, session meta and the messages' BM25 side tables."""
+    return sorted(
+        t for t in connection.introspection.table_names() if t.startswith("conversations_")
+    )
+
+
+def table_state() -> dict:
+    """PostgreSQL: per table, pages, all-visible pages, dead rows and the last (auto)vacuum."""
+    if connection.vendor != "postgresql":
+        return {}
+    with connection.cursor() as c:
+        c.execute(
+            "SELECT c.relname, c.relpages, c.relallvisible, s.n_dead_tup, "
+            "greatest(s.last_vacuum, s.last_autovacuum) FROM pg_class c "
+            "JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.relname = ANY(%s)",
+            [conversation_tables()],
+        )
+        return {
+            name: {
+                "pages": pages,
+                "all_visible": vis,
+                "dead_rows": dead,
+                "last_vacuum": last.isoformat() if last else None,
+            }
+            for name, pages, vis, dead, last in c.fetchall()
+        }
+
+
+def vacuum_analyze() -> float:
+    """VACUUM ANALYZE the conversations tables; return the seconds it took."""
+    t0 = time.perf_counter()
+    with connection.cursor() as c:
+        for table in conversation_tables():
+            c.execute(f'VACUUM ANALYZE "{table}"')
+    return round(time.perf_counter() - t0, 1)
 
 
 def pct(values: list[float], q: float) -> float:
@@ -121,54 +284,155 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
-def main() -> None:
-    p = argparse.ArgumentParser()
-    p.add_argument("--messages", type=int, default=100_000)
-    p.add_argument("--session-size", type=int, default=200)
-    p.add_argument("--queries", type=int, default=300)
-    p.add_argument("--modes", default="hybrid,semantic,keyword_bm25,contains")
-    p.add_argument("--agent", default="scale-bench")
-    p.add_argument("--seed", type=int, default=7)
-    args = p.parse_args()
+def time_pass(agent: Agent, mode: str, queries: list[str]) -> Pass:
+    """One timed pass of `queries` in `mode`, after reading the load average."""
+    load1 = round(os.getloadavg()[0], 2)
+    api_mode = "keyword" if mode == "keyword_bm25" else mode
+    times, found = [], []
+    for q in queries:
+        t0 = time.perf_counter()
+        result = message_search(agent=agent, query=q, mode=api_mode, k=10)
+        times.append((time.perf_counter() - t0) * 1000)
+        found.append(len(result.hits))
+    return Pass(
+        load1=load1,
+        p50_ms=round(pct(times, 0.5), 1),
+        p95_ms=round(pct(times, 0.95), 1),
+        mean_hits=round(statistics.fmean(found), 1),
+    )
 
+
+def measure(agent: Agent, state: str, questions: list[str], args, size: int) -> list[Result]:
+    """Every mode in one state, after printing the tables' vacuum state."""
+    tables = table_state()
+    for name, t in tables.items():
+        print(
+            f"  {name}: {t['all_visible']}/{t['pages']} pages all-visible, "
+            f"{t['dead_rows']} dead rows, last vacuum {t['last_vacuum']}"
+        )
+    results = []
+    for mode, n in args.per_mode.items():
+        queries = random.Random(args.seed).sample(questions, min(n, len(questions)))
+        passes = measure_mode(agent, state, mode, queries, args.runs)
+        result = Result(
+            backend=connection.vendor,
+            messages=size,
+            mode=mode,
+            state=state,
+            queries=len(queries),
+            passes=passes,
+            table_state=tables,
+            p50_ms=round(statistics.median(p.p50_ms for p in passes), 1),
+            p95_ms=round(statistics.median(p.p95_ms for p in passes), 1),
+        )
+        print(
+            f"{state:8s} {mode:13s} median of {args.runs}: p50 {result.p50_ms:7.1f} ms  "
+            f"p95 {result.p95_ms:7.1f} ms",
+            flush=True,
+        )
+        results.append(result)
+    return results
+
+
+def measure_mode(agent: Agent, state: str, mode: str, queries: list[str], runs: int) -> list[Pass]:
+    """5 untimed warm-up queries, then `runs` timed passes over `queries`."""
+    api_mode = "keyword" if mode == "keyword_bm25" else mode
+    for q in queries[:5]:
+        message_search(agent=agent, query=q, mode=api_mode, k=10)
+    passes = []
+    for run in range(1, runs + 1):
+        one = time_pass(agent, mode, queries)
+        passes.append(one)
+        print(
+            f"{state:8s} {mode:13s} pass {run}  load {one.load1:4.2f}  "
+            f"p50 {one.p50_ms:7.1f} ms  p95 {one.p95_ms:7.1f} ms  mean hits {one.mean_hits}",
+            flush=True,
+        )
+    return passes
+
+
+def states_for(args) -> list[str]:
+    allowed = ["load", "vacuum"] if connection.vendor == "postgresql" else ["optimize"]
+    states = args.states.split(",") if args.states else allowed
+    if set(states) - set(allowed):
+        raise SystemExit(f"--states on {connection.vendor}: choose from {', '.join(allowed)}")
+    return [s for s in allowed if s in states]
+
+
+def write_out(path: Path, results: list[Result], meta: dict) -> None:
+    """Merge into `path`: a new result replaces the one for the same backend/size/mode/state."""
+    doc = json.loads(path.read_text()) if path.exists() else {"results": [], "runs": []}
+    keys = {(r.backend, r.messages, r.mode, r.state) for r in results}
+    doc["results"] = [
+        r
+        for r in doc["results"]
+        if (r["backend"], r["messages"], r["mode"], r["state"]) not in keys
+    ] + [asdict(r) | {"run": meta["started"]} for r in results]
+    doc["runs"].append(meta)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"results merged into {path}")
+
+
+def _commit() -> str:
+    out = subprocess.run(
+        ["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True
+    )
+    return out.stdout.strip() or "unknown"
+
+
+def main(args: argparse.Namespace) -> None:
+    meta = {
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "commit": _commit(),
+        "argv": sys.argv[1:],
+        "cpus": os.cpu_count(),
+    }
+    print("migrating...", flush=True)
+    call_command("migrate", interactive=False, verbosity=0)
+    meta["backend"] = connection.vendor
+    meta["embedder"] = check_embedder()
+    print(f"query embedding: {meta['embedder']}, inside every timed query")
+    if connection.vendor == "postgresql":
+        with connection.cursor() as c:
+            c.execute("SHOW autovacuum")
+            meta["autovacuum"] = c.fetchone()[0]
+        print(f"autovacuum: {meta['autovacuum']}")
+    turns, questions = load_locomo(args.data)
     team, _ = Team.objects.get_or_create(name="bench")
     agent, _ = Agent.objects.get_or_create(slug=args.agent, defaults={"team": team})
     have = Message.objects.filter(agent=agent).count()
-    if have < args.messages:
-        if have:
-            raise SystemExit(f"agent {args.agent} has {have} messages; use a new --agent")
-        load(agent, args.messages, args.session_size, args.seed)
+    if have and have != args.messages:
+        raise SystemExit(f"agent {args.agent} has {have} messages; use a new --agent")
+    if have:
+        print(f"agent {args.agent} already has {have} messages: reusing them")
+        _compact_all(agent)  # agents loaded by older versions of this script
     else:
-        print(f"agent {args.agent} already has {have} messages")
-    _, questions = load_turns()
-    rng = random.Random(args.seed)
-    queries = rng.sample(questions, min(args.queries, len(questions)))
-    get_embedder().embed(["warm up"])
-    print(f"\n{connection.vendor}, {have or args.messages} messages, {len(queries)} queries, k=10")
-    for mode in args.modes.split(","):
-        api_mode = "keyword" if mode == "keyword_bm25" else mode
-        if mode == "keyword_bm25":
-            # Make the whole history archive so keyword mode exercises BM25 on all of it.
-            from apps.conversations.models import SessionMeta
+        meta["load"] = load(agent, turns, args.messages, args.session_size, args.seed)
+    results = []
+    if not args.load_only:
+        results = run_states(agent, questions, args, meta)
+    if args.out:
+        write_out(args.out, results, meta)
 
-            for s in Session.objects.filter(agent=agent).exclude(meta__start_at__isnull=False):
-                SessionMeta.objects.update_or_create(
-                    session=s, defaults={"start_at": datetime(2100, 1, 1, tzinfo=UTC)}
-                )
-        for q in queries[:5]:
-            message_search(agent=agent, query=q, mode=api_mode, k=10)
-        times, found = [], []
-        for q in queries:
-            t0 = time.perf_counter()
-            result = message_search(agent=agent, query=q, mode=api_mode, k=10)
-            times.append((time.perf_counter() - t0) * 1000)
-            found.append(len(result.hits))
+
+def run_states(agent: Agent, questions: list[str], args, meta: dict) -> list[Result]:
+    """Measure each state in order; VACUUM ANALYZE comes between PostgreSQL's two."""
+    results = []
+    for state in states_for(args):
+        if state == "vacuum":
+            meta["vacuum_s"] = vacuum_analyze()
+            print(f"VACUUM ANALYZE of {', '.join(conversation_tables())}: {meta['vacuum_s']}s")
+        elif state == "load" and any(t["last_vacuum"] for t in table_state().values()):
+            print("WARNING: these tables were vacuumed since the load; 'load' is not fresh")
         print(
-            f"{mode:13s} p50 {pct(times, 0.5):7.1f} ms  p95 {pct(times, 0.95):7.1f} ms  "
-            f"mean hits {statistics.fmean(found):.1f}",
+            f"\n{connection.vendor}, {args.messages} messages, state {state}, k=10, "
+            f"{args.runs} passes per mode",
             flush=True,
         )
+        results += measure(agent, state, questions, args, args.messages)
+    return results
 
 
 if __name__ == "__main__":
-    main()
+    main(ARGS)

@@ -34,6 +34,10 @@ class AgentConfig:
     # --- search (seed 000) ---
     search_context_before: NonNegative = 2  # messages of context before each hit
     search_context_after: NonNegative = 1  # and after
+    # Hybrid message search: rerank the top `rerank_candidates` fused hits (docs/search.md,
+    # "Reranking"). Off by default: on 2 cores it adds ~0.3 s a query, over the p95 targets.
+    rerank: bool = False
+    rerank_candidates: Annotated[int, Field(ge=2, le=200)] = 50
     # --- context assembly (seed 001, seed 002) ---
     recency_limit: Positive = 10  # tri-hybrid recency leg
     salience_threshold: Ratio = 0.85  # tri-hybrid salience leg: importance >= this
@@ -84,6 +88,10 @@ class AgentConfig:
     context_salience_limit: NonNegative = 10  # messages from the salience leg
     context_relevance_limit: NonNegative = 10  # messages from the relevance leg
     context_fact_limit: NonNegative = 10  # high-salience facts in the system part
+    # With a query, facts relevant to it join the salient ones: cosine at or above this, or
+    # a keyword match (a fact saved a moment ago has no vector yet).
+    context_fact_relevance_threshold: Ratio = 0.4
+    context_relevant_fact_limit: NonNegative = 5
 
     def importance_for_role(self, role: str) -> float:
         return float(getattr(self, f"importance_{role}", 0.5))

@@ -137,6 +137,7 @@ def _contains(r: _Request) -> list[FusedHit]:
 
 
 def _hybrid(r: _Request) -> list[FusedHit]:
+    config = r.agent.config
     return hybrid_search(
         agent_id=r.agent.id,
         query=r.query,
@@ -145,6 +146,7 @@ def _hybrid(r: _Request) -> list[FusedHit]:
         depth=HYBRID_DEPTH,
         rrf_k=HYBRID_RRF_K,
         neighbour_weight=HYBRID_NEIGHBOUR_WEIGHT,
+        rerank_depth=config.rerank_candidates if config.rerank else 0,
     ).hits
 
 

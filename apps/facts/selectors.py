@@ -9,6 +9,7 @@ from apps.core.pagination import Page, id_paginate
 from apps.facts.models import Category, Fact, FactVersion
 from apps.facts.vectors import unit
 from apps.search.legs import keyword_search, vector_search
+from apps.search.ranking import rrf
 
 # Reads that show facts skip both vectors: decoding 384 floats per row (pgvector parses text)
 # costs more than the query itself.
@@ -104,6 +105,22 @@ def facts_keyword(
         "facts", agent_id=agent.pk, query=query, limit=k, queryset=_current(agent, category_ids)
     )
     return _load(agent, hits)
+
+
+def facts_relevant(
+    *, agent: Agent, query: str, vector: np.ndarray | None, min_similarity: float, k: int
+) -> list[tuple[Fact, float]]:
+    """Usable facts relevant to `query`: cosine >= min_similarity or a BM25 match, best first
+    by reciprocal-rank fusion (keyword alone without a vector); score is the fused one."""
+    if k <= 0 or not query.strip():
+        return []
+    usable = facts_usable(agent=agent)
+    semantic = []
+    if vector is not None:
+        hits = vector_search("facts", agent_id=agent.pk, vector=vector, limit=k, queryset=usable)
+        semantic = [h for h in hits if h.score >= min_similarity]
+    keyword = keyword_search("facts", agent_id=agent.pk, query=query, limit=k, queryset=usable)
+    return _load(agent, rrf(semantic, keyword)[:k])
 
 
 def facts_salient(*, agent: Agent, threshold: float, limit: int) -> list[Fact]:

@@ -1,5 +1,5 @@
 """The one hybrid ranking: BM25 and vector legs over one or more corpora, fused by RRF,
-then (optionally) neighbour smoothing along each session.
+then (optionally) neighbour smoothing along each session and reranking of the top hits.
 
 `/search` (seed 000's search_chat_history), `/memory/search` (seed 001) and get_context's
 relevance leg all go through this module and apps/search/legs.py.
@@ -17,6 +17,7 @@ from apps.search.adjacency import adjacent, order_only
 from apps.search.corpora import Corpus, get_corpus
 from apps.search.legs import keyword_search, vector_search
 from apps.search.ranking import RRF_K, FusedHit, Hit, LegRank, rrf
+from apps.search.rerank import rerank_hits
 
 DEPTH = 50  # each leg is read this deep (at least `limit`)
 
@@ -34,6 +35,7 @@ class Scope:
 class HybridResult:
     hits: list[FusedHit]  # best first; FusedHit.corpus names each hit's corpus
     vector_error: str = ""  # set when the query could not be embedded (vector legs skipped)
+    rerank_error: str = ""  # set when the reranker failed (hits are in fused order)
 
 
 @cache
@@ -51,12 +53,14 @@ def hybrid_search(
     rrf_k: int = RRF_K,
     neighbour_weight: float = 0.0,
     require_vector: bool = True,
+    rerank_depth: int = 0,
 ) -> HybridResult:
     """RRF over each scope's BM25 leg then vector leg (in scope order), best first.
 
     The query is embedded in another thread while the BM25 legs run: onnxruntime and the
     database driver both release the GIL, so the two overlap. When the query cannot be
-    embedded: EmbeddingError if `require_vector`, else the keyword legs alone.
+    embedded: EmbeddingError if `require_vector`, else the keyword legs alone. With
+    `rerank_depth`, that many top hits are reranked (apps/search/rerank.py).
     """
     depth = max(depth, limit)
     corpora = [get_corpus(s.corpus) for s in scopes]
@@ -86,7 +90,11 @@ def hybrid_search(
     fused = rrf(*(r for r in rankings if r), k=rrf_k)
     if neighbour_weight > 0:
         fused = smooth(fused, neighbour_weight)
-    return HybridResult(hits=fused[:limit], vector_error=error)
+    rerank_error = ""
+    if rerank_depth > 0:
+        reranked = rerank_hits(query, fused, rerank_depth)
+        fused, rerank_error = reranked.hits, reranked.error
+    return HybridResult(hits=fused[:limit], vector_error=error, rerank_error=rerank_error)
 
 
 def _keyword_leg(corpus: Corpus, scope: Scope, agent_id: int, query: str, depth: int):

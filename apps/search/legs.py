@@ -76,10 +76,19 @@ def contains_search(
     queryset: QuerySet | None = None,
     order_by: Sequence[str] = ("-pk",),
 ) -> list[Hit]:
-    """Exact, case-insensitive substring of `field` (default: the last text field); score 1.0."""
+    """Exact, case-insensitive substring of `field` (default: the last text field); score 1.0.
+
+    The rows are Django's `icontains` on each backend (SQLite folds ASCII case only), in
+    `order_by`; a contains index on the field (AddContainsIndex) only makes it faster.
+    """
     c = _corpus(corpus)
-    field = field or c.text_fields[-1]
-    qs = queryset if queryset is not None else c.model._default_manager.all()
-    qs = qs.filter(**{c.agent_field + "_id": agent_id, f"{field}__icontains": text})
-    pks = qs.order_by(*order_by).values_list("pk", flat=True)[:limit]
-    return [Hit(object_id=pk, score=1.0, leg="contains", corpus=c.name) for pk in pks]
+    hits = get_backend().contains(
+        c,
+        agent_id=agent_id,
+        text=text,
+        field=field or c.text_fields[-1],
+        limit=limit,
+        queryset=queryset,
+        order_by=order_by,
+    )
+    return _named(c, hits)

@@ -2,17 +2,19 @@
 
 Use them in the migration of the app that owns the model, after the model exists:
 
-    from apps.search.operations import AddKeywordIndex, AddVectorIndex
+    from apps.search.operations import AddContainsIndex, AddKeywordIndex, AddVectorIndex
 
     operations = [
         AddKeywordIndex("entry", fields=("name", "content")),          # this app's model
         AddVectorIndex("entry", field="embedding"),
+        AddContainsIndex("entry", field="content"),                    # contains_search
         # or another app's model: AddKeywordIndex("conversations.message", fields=(...))
     ]
 
-SQLite gets an FTS5 external-content table with triggers, and a vec0 table with triggers;
-PostgreSQL gets the BM25 side tables with triggers (apps/search/backends/postgres.py) and an
-HNSW vector_cosine_ops index. Existing rows are indexed when the operation runs.
+SQLite gets an FTS5 external-content table with triggers, a vec0 table with triggers, and
+an FTS5 trigram table with triggers; PostgreSQL gets the BM25 side tables with triggers
+(apps/search/backends/postgres/), an HNSW vector_cosine_ops index, and a pg_trgm GIN index.
+Existing rows are indexed when the operation runs.
 """
 
 from collections.abc import Sequence
@@ -147,3 +149,46 @@ class DropVectorIndex(AddVectorIndex):
 
     def describe(self) -> str:
         return f"Drop vector index on {self.model_name}.{self.field}"
+
+
+class AddContainsIndex(_IndexOperation):
+    """Substring (contains_search) index on one text field: a pg_trgm GIN index on the
+    expression `icontains` compares (PostgreSQL), an FTS5 trigram table (SQLite)."""
+
+    def __init__(self, model_name: str, *, field: str, **kwargs) -> None:
+        super().__init__(model_name, **kwargs)
+        self.field = field
+
+    def deconstruct(self):
+        return (
+            self.__class__.__qualname__,
+            [self.model_name],
+            {"field": self.field, **self._kwargs()},
+        )
+
+    def describe(self) -> str:
+        return f"Create contains (trigram) index on {self.model_name}.{self.field}"
+
+    def _spec(self, app_label, state, connection) -> TableSpec:
+        label = self.model_name if "." in self.model_name else f"{app_label}.{self.model_name}"
+        return table_spec(
+            state.apps.get_model(label),
+            connection,
+            agent_field=self.agent_field,
+            text_fields=(self.field,),
+        )
+
+    def _sql(self, vendor: str, spec: TableSpec, *, forwards: bool) -> list[str]:
+        module = postgres if vendor == "postgresql" else sqlite
+        if forwards:
+            return module.contains_index_sql(spec)
+        return module.drop_contains_index_sql(spec)
+
+
+class DropContainsIndex(AddContainsIndex):
+    """The inverse of AddContainsIndex (see DropKeywordIndex: wrap SQLite table remakes)."""
+
+    drops = True
+
+    def describe(self) -> str:
+        return f"Drop contains (trigram) index on {self.model_name}.{self.field}"

@@ -25,7 +25,8 @@ def search_indexes_rebuild() -> list[str]:
                 text_fields=corpus.text_fields,
                 vector_field=corpus.vector_field if corpus.vector_index else None,
             )
-            for statement in sqlite.rebuild_sql(spec):
+            tables = connection.introspection.table_names(cursor)
+            for statement in sqlite.rebuild_sql(spec, tables=tables):
                 cursor.execute(statement)
         rebuilt.append(corpus.name)
     return rebuilt

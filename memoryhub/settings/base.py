@@ -238,6 +238,7 @@ MEMORYHUB_CONTEXT_PROVIDERS = [
     "apps.memory.context.providers.active_learnings",
     "apps.memory.context.providers.error_hints",
     "apps.memory.context.providers.salient_facts",
+    "apps.memory.context.providers.relevant_facts",
 ]
 # The address printed by `manage.py bootstrap`: follows PORT, as `make run PORT=...` serves.
 MEMORYHUB_PUBLIC_URL = env.str(

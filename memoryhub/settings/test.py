@@ -1,10 +1,18 @@
 """Test settings: base plus speed-ups. The database, broker and cache still come from the
 environment, so the same suite runs against SQLite and against PostgreSQL + Redis."""
 
+import atexit
 import os
+import shutil
 import tempfile
 
-os.environ.setdefault("MEMORYHUB_DATA_DIR", tempfile.mkdtemp(prefix="memoryhub-test-"))
+if not os.environ.get("MEMORYHUB_DATA_DIR"):
+    # A data dir of the run's own, removed when this process ends; child processes (a real
+    # worker, the MCP stdio server) inherit the variable and neither create nor remove one.
+    _tmp = tempfile.mkdtemp(prefix="memoryhub-test-")
+    os.environ["MEMORYHUB_DATA_DIR"] = _tmp
+    _owner = os.getpid()
+    atexit.register(lambda: os.getpid() == _owner and shutil.rmtree(_tmp, ignore_errors=True))
 
 from memoryhub.settings.base import *  # noqa: F403
 from memoryhub.settings.base import MEMORYHUB_PROVIDERS

@@ -36,6 +36,32 @@ def test_optimize_gives_sqlite_the_statistics_to_pick_the_session_index(agent):
     assert "(session_id=?)" in _plan(sessions[0])
 
 
+def _all_visible_pages(table: str) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT relallvisible FROM pg_class WHERE relname = %s", [table])
+        return cursor.fetchone()[0]
+
+
 @pytest.mark.postgres
-def test_optimize_leaves_postgres_to_autovacuum():
+@pytest.mark.django_db(transaction=True)
+def test_optimize_vacuums_postgres_bm25_tables_so_index_only_scans_skip_the_heap(agent):
+    # given postings just written (no VACUUM yet: no page is marked all-visible)
+    MessageFactory.create_batch(200, session=SessionFactory(agent=agent))
+    post = "conversations_message_bm25post"
+    assert _all_visible_pages(post) == 0
+
+    # when the hourly task runs (outside any transaction, as a worker runs it)
+    assert optimize_database_task.delay().get() is True
+
+    # then the postings' pages are all-visible
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT relpages FROM pg_class WHERE relname = %s", [post])
+        pages = cursor.fetchone()[0]
+    assert pages > 0
+    assert _all_visible_pages(post) == pages
+
+
+@pytest.mark.postgres
+def test_inside_a_transaction_postgres_is_left_alone():
+    # VACUUM cannot run in a transaction block; the task says it did nothing
     assert optimize_database_task.delay().get() is False

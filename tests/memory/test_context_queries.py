@@ -9,20 +9,22 @@ from apps.conversations.models import Message, Summary
 from apps.conversations.services import NewMessage, messages_append
 from apps.entries.models import Entry
 from apps.entries.services import entry_add
+from apps.facts.models import Fact
 from apps.facts.services import fact_save
 from apps.learnings.services import learning_create
 from apps.memory.context import get_context
 from apps.providers.embeddings import embed_query
-from apps.search.legs import vector_search
+from apps.search.legs import keyword_search, vector_search
 
 pytestmark = pytest.mark.django_db
 
-# documents, active learnings, summary, salient facts with their categories, salience leg, the
-# relevance leg's message rows (error hints cost nothing while no tool failed); plus the
-# search layer's own statements for the vector query (one on SQLite; on PostgreSQL a savepoint
-# and SET LOCALs around it), measured by `search_statements` so work on apps/search does not
-# break this pin.
-OWN_QUERIES = 6
+# documents, active learnings, summary, salient facts with their categories, the relevant
+# facts' rows, salience leg, the relevance leg's message rows (error hints cost nothing while
+# no tool failed); plus the search layer's own statements for the vector query of messages
+# and the vector and keyword queries of facts (one each on SQLite; on PostgreSQL a savepoint
+# and SET LOCALs around vector queries), measured by `search_statements` so work on
+# apps/search does not break this pin.
+OWN_QUERIES = 7
 # a cold working memory adds the session's compaction cutoff and its hot messages
 WORKING_MEMORY_MISS = 2
 
@@ -49,11 +51,15 @@ def memory(agent, session, django_capture_on_commit_callbacks):
 
 
 def search_statements(agent, session) -> int:
-    """What one vector query of the session's messages costs in the search layer."""
+    """What the search layer's queries cost: messages by vector, facts by vector and BM25."""
     vector = embed_query("first message 1")
+    usable = Fact.objects.usable().filter(agent=agent)
     with CaptureQueriesContext(connection) as captured:
         vector_search("messages", agent_id=agent.pk, vector=vector, limit=10,
                       queryset=Message.objects.filter(session=session), exact=True)  # fmt: skip
+        vector_search("facts", agent_id=agent.pk, vector=vector, limit=5, queryset=usable)
+        keyword_search("facts", agent_id=agent.pk, query="first message 1", limit=5,
+                       queryset=usable)  # fmt: skip
     return len(captured.captured_queries)
 
 

@@ -3,10 +3,10 @@ fitted to a token budget.
 
 Budget priority, highest first: the newest message (truncated if it alone is over budget,
 never dropped), then the system providers in settings order (documents, summary, learnings,
-error hints),
-the rest of the recency leg newest first, high-salience facts, the salience leg, the
-relevance leg. A unit that does not fit whole is dropped and reported; smaller later ones
-may still fit. Tokens are MiniLM WordPiece counts (apps.providers.tokens).
+error hints), the rest of the recency leg newest first, high-salience facts then the facts
+relevant to the query, the salience leg, the relevance leg. A unit that does not fit whole
+is dropped and reported; smaller later ones may still fit. Tokens are MiniLM WordPiece
+counts (apps.providers.tokens).
 """
 
 import functools
@@ -29,6 +29,7 @@ DEFAULT_PROVIDERS = [
     "apps.memory.context.providers.active_learnings",
     "apps.memory.context.providers.error_hints",
     "apps.memory.context.providers.salient_facts",
+    "apps.memory.context.providers.relevant_facts",
 ]
 
 
@@ -159,8 +160,13 @@ def _build_request(
 def _collect_parts(request: ContextRequest) -> list[Part]:
     """The system providers' parts in provider order, every one with its token count."""
     parts: list[Part] = []
+    given: set[tuple[str, str]] = set()
     for provider in system_providers():
-        parts.extend(provider(request))
+        for part in provider(request):
+            # A fact both salient and relevant is given once, where it came first.
+            if (part.kind, part.name) not in given:
+                given.add((part.kind, part.name))
+                parts.append(part)
     uncounted = [p for p in parts if p.tokens is None]  # summary, facts: short, counted here
     for part, n in zip(uncounted, count_tokens_batch([p.content for p in uncounted]), strict=True):
         part.tokens = n

@@ -1,5 +1,7 @@
 """Seed 002's tri-hybrid retrieval legs over the session's messages."""
 
+from typing import Any
+
 from apps.conversations.models import Message
 from apps.conversations.selectors import session_recent_messages
 from apps.memory.context.types import ContextRequest
@@ -26,6 +28,17 @@ def salience(request: ContextRequest) -> list[Message]:
     )
 
 
+def query_vector(request: ContextRequest) -> tuple[Any, str]:
+    """The query's embedding, computed once per call (facts and messages share it); or None
+    and why, when the embedder fails."""
+    if "query_vector" not in request.memo:
+        try:
+            request.memo["query_vector"] = (embed_query(request.query), "")
+        except EmbeddingError as exc:
+            request.memo["query_vector"] = (None, str(exc)[:1000] or "embedding failed")
+    return request.memo["query_vector"]
+
+
 def relevance(request: ContextRequest) -> tuple[list[tuple[Message, float]], str]:
     """Messages with cosine > relevance_threshold to the query, best first; and any error.
 
@@ -36,10 +49,9 @@ def relevance(request: ContextRequest) -> tuple[list[tuple[Message, float]], str
     limit = request.config.context_relevance_limit
     if not request.query or not request.query.strip() or limit <= 0:
         return [], ""
-    try:
-        vector = embed_query(request.query)
-    except EmbeddingError as exc:
-        return [], f"relevance leg skipped: {str(exc)[:1000] or 'embedding failed'}"
+    vector, error = query_vector(request)
+    if vector is None:
+        return [], f"relevance leg skipped: {error}"
     session_messages = Message.objects.filter(session=request.session)
     hits = vector_search(
         "messages",

@@ -1,5 +1,5 @@
 """The default system-part providers: workspace documents, summary, learnings, error hints,
-salient facts."""
+salient facts, facts relevant to the query."""
 
 from django.utils import timezone
 
@@ -7,12 +7,13 @@ from apps.conversations.selectors import session_recent_messages, session_summar
 from apps.entries import names
 from apps.entries.models import Entry
 from apps.entries.selectors import documents
-from apps.facts.selectors import facts_salient
+from apps.facts.selectors import facts_relevant, facts_salient
 from apps.facts.services import fact_salience
 from apps.learnings.models import LearningKind
 from apps.learnings.selectors import error_hints as find_hints
 from apps.learnings.selectors import errors_first_seen_in, learnings_active
 from apps.learnings.services import errors_touch
+from apps.memory.context.legs import query_vector
 from apps.memory.context.types import ContextRequest, Part
 
 # Issue 4's order for the system part; seed 001 loads these into the system prompt.
@@ -104,6 +105,27 @@ def salient_facts(request: ContextRequest) -> list[Part]:
     parts = []
     for score, fact in scored[: config.context_fact_limit]:
         fact.salience = score
-        line = f"[{fact.category.name}] {fact.key}: {fact.value}"
-        parts.append(Part(kind="fact", name=f"fact:{fact.pk}", content=line, fact=fact))
+        parts.append(_fact_part(fact))
     return parts
+
+
+def relevant_facts(request: ContextRequest) -> list[Part]:
+    """With a query, the facts relevant to it (facts_relevant), best first; get_context
+    drops the ones an earlier provider gave (the salient facts)."""
+    config = request.config
+    if not request.query or not request.query.strip() or config.context_relevant_fact_limit <= 0:
+        return []
+    vector, _ = query_vector(request)  # without one, keyword matches still count
+    found = facts_relevant(
+        agent=request.agent,
+        query=request.query,
+        vector=vector,
+        min_similarity=config.context_fact_relevance_threshold,
+        k=config.context_relevant_fact_limit,
+    )
+    return [_fact_part(fact) for fact, _ in found]
+
+
+def _fact_part(fact) -> Part:
+    line = f"[{fact.category.name}] {fact.key}: {fact.value}"
+    return Part(kind="fact", name=f"fact:{fact.pk}", content=line, fact=fact)

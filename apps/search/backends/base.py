@@ -68,6 +68,11 @@ def hnsw_index(table: str, column: str) -> str:
     return f"{table}_{column}_hnsw"[:63]
 
 
+def trigram_index(table: str, column: str) -> str:
+    """The contains index of a column: an FTS5 trigram table (SQLite), a GIN index (PG)."""
+    return f"{table}_{column}_trgm"[:63]
+
+
 class SearchBackend(Protocol):
     """Search legs over a registered corpus, always scoped to one agent.
 
@@ -107,6 +112,20 @@ class SearchBackend(Protocol):
         """
         ...
 
+    def contains(
+        self,
+        corpus: Corpus,
+        *,
+        agent_id: int,
+        text: str,
+        field: str,
+        limit: int,
+        queryset: QuerySet | None = None,
+        order_by: Sequence[str] = ("-pk",),
+    ) -> list[Hit]:
+        """The rows whose `field` contains `text` (Django's `icontains`), in `order_by`."""
+        ...
+
 
 def restrict_sql(queryset: QuerySet | None, alias: str, pk_column: str) -> tuple[str, list[Any]]:
     """` AND alias.pk IN (<queryset's pks>)`, or nothing without a queryset."""
@@ -114,6 +133,15 @@ def restrict_sql(queryset: QuerySet | None, alias: str, pk_column: str) -> tuple
         return "", []
     sql, params = queryset.order_by().values("pk").query.sql_with_params()
     return f" AND {alias}.{pk_column} IN ({sql})", list(params)
+
+
+def substring_queryset(
+    corpus: Corpus, queryset: QuerySet | None, *, agent_id: int, field: str, text: str
+) -> QuerySet:
+    """The agent's rows in `queryset` whose `field` contains `text`: Django's `icontains`,
+    the predicate both backends answer exactly (their indexes only find candidates)."""
+    qs = queryset if queryset is not None else corpus.model._default_manager.all()
+    return qs.filter(**{f"{corpus.agent_field}_id": agent_id, f"{field}__icontains": text})
 
 
 def exact_candidates_sql(

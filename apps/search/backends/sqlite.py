@@ -1,29 +1,38 @@
 # ruff: noqa: S608 - identifiers come from model metadata; user values are parameters.
-"""SQLite: FTS5 external-content tables ranked by bm25(), sqlite-vec vec0 for vectors.
+"""SQLite: FTS5 external-content tables ranked by bm25(), sqlite-vec vec0 for vectors, FTS5
+trigram tables proposing the candidates of contains.
 
-Both side tables are keyed by the source table's rowid and kept in sync by triggers. A
+The side tables are keyed by the source table's rowid and kept in sync by triggers. A
 table rebuild (VACUUM renumbering rowids of tables without an INTEGER PRIMARY KEY, or a
 Django migration that remakes the table) needs `rebuild_sql` to be run afterwards.
 """
 
-from collections.abc import Sequence
+import json
+from collections.abc import Collection, Sequence
 
 import numpy as np
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import BooleanField, QuerySet
+from django.db.models.expressions import RawSQL
 
 from apps.search import query as q
+from apps.search import trigrams
 from apps.search.backends.base import (
     TableSpec,
     exact_candidates_sql,
     fts_table,
     restrict_sql,
+    substring_queryset,
+    trigram_index,
     vec_table,
 )
 from apps.search.corpora import Corpus
 from apps.search.ranking import Hit
 
 TOKENIZE = "porter unicode61 remove_diacritics 2"
+# Contains: trigrams without positions (half the size of detail=full); every candidate is
+# rechecked with the LIKE itself, so an AND of trigrams is enough.
+TRIGRAM = "tokenize='trigram', detail=none, columnsize=0"
 
 
 def _quote(token: str) -> str:
@@ -95,13 +104,90 @@ def drop_vector_index_sql(spec: TableSpec) -> list[str]:
     ]
 
 
-def rebuild_sql(spec: TableSpec) -> list[str]:
-    """Re-derive both side tables from the source table (after a VACUUM or table remake)."""
+def contains_index_sql(spec: TableSpec) -> list[str]:
+    (column,) = spec.text_columns
+    trg, t = trigram_index(spec.table, column), spec.table
+    return [
+        f"CREATE VIRTUAL TABLE {trg} USING fts5({column}, content='{t}', "
+        f"content_rowid='rowid', {TRIGRAM})",
+        f"CREATE TRIGGER {trg}_ai AFTER INSERT ON {t} BEGIN "
+        f"INSERT INTO {trg}(rowid, {column}) VALUES (new.rowid, new.{column}); END",
+        f"CREATE TRIGGER {trg}_ad AFTER DELETE ON {t} BEGIN "
+        f"INSERT INTO {trg}({trg}, rowid, {column}) VALUES ('delete', old.rowid, old.{column}); "
+        f"END",
+        f"CREATE TRIGGER {trg}_au AFTER UPDATE OF {column} ON {t} BEGIN "
+        f"INSERT INTO {trg}({trg}, rowid, {column}) VALUES ('delete', old.rowid, old.{column}); "
+        f"INSERT INTO {trg}(rowid, {column}) VALUES (new.rowid, new.{column}); END",
+        f"INSERT INTO {trg}({trg}) VALUES ('rebuild')",
+    ]
+
+
+def drop_contains_index_sql(spec: TableSpec) -> list[str]:
+    (column,) = spec.text_columns
+    trg = trigram_index(spec.table, column)
+    return [f"DROP TRIGGER IF EXISTS {trg}_{s}" for s in ("ai", "ad", "au")] + [
+        f"DROP TABLE IF EXISTS {trg}"
+    ]
+
+
+def rebuild_sql(spec: TableSpec, *, tables: Collection[str] = ()) -> list[str]:
+    """Re-derive the side tables from the source table (after a VACUUM or table remake);
+    `tables` (the database's) says which text columns have a contains index."""
     out = [f"INSERT INTO {fts_table(spec.table)}({fts_table(spec.table)}) VALUES ('rebuild')"]
     if spec.vector_column:
         out.append(f"DELETE FROM {vec_table(spec.table)}")
         out.append(vector_index_sql(spec)[-1])
+    for column in spec.text_columns:
+        trg = trigram_index(spec.table, column)
+        if trg in tables:
+            out.append(f"INSERT INTO {trg}({trg}) VALUES ('rebuild')")
     return out
+
+
+# --- contains candidates -------------------------------------------------------------------
+# Above this many candidates the text is common: the newest-first scan finds `limit` rows
+# after reading about limit x rows / this many, which beats fetching and sorting them all.
+MAX_CANDIDATES = 2000
+# Fewer than this many candidates are rechecked at once rather than narrowed by a 2nd probe.
+ENOUGH_CANDIDATES = 100
+# Probes AND the text's rarest-looking trigrams (apps/search/trigrams.py): the 3 rarest,
+# then up to 12.
+_PROBE_SIZES = (3, 12)
+
+
+def trigram_probes(text: str) -> list[str]:
+    """FTS5 MATCH expressions for rows that may contain `text`, each narrower than the one
+    before: ANDs of its rarest-looking trigrams. [] below 3 characters."""
+    # The text's own characters: FTS5 folds each trigram as it folds the rows, and Python's
+    # lower() may change a string's length ("İ" becomes two characters).
+    ranked = trigrams.all_trigrams(text)
+    sizes = sorted({min(n, len(ranked)) for n in _PROBE_SIZES} - {0})
+    return [" AND ".join(_quote(t) for t in ranked[:n]) for n in sizes]
+
+
+def contains_candidates(corpus: Corpus, column: str, text: str) -> list[int] | None:
+    """Rowids that may contain `text` (a superset of the LIKE's matches, in any agent), or
+    None when the index cannot narrow the scan: no index, no trigram, or a common text."""
+    trg = trigram_index(corpus.table, column)
+    probes = trigram_probes(text)
+    if not probes:
+        return None
+    candidates = None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = %s", [trg])
+        if cursor.fetchone() is None:
+            return None  # no contains index on this column
+        for probe in probes:
+            cursor.execute(
+                f"SELECT rowid FROM {trg} WHERE {trg} MATCH %s LIMIT %s",
+                [probe, MAX_CANDIDATES + 1],
+            )
+            rows = cursor.fetchall()
+            if len(rows) <= MAX_CANDIDATES:
+                candidates = [r[0] for r in rows]
+            if len(rows) <= ENOUGH_CANDIDATES:
+                break
+    return candidates
 
 
 # --- queries -------------------------------------------------------------------------------
@@ -178,6 +264,29 @@ class SQLiteBackend:
             cursor.execute(sql, [blob, *params, limit])
             rows = cursor.fetchall()
         return [Hit(object_id=_pk(corpus, r[0]), score=float(r[1]), leg="vector") for r in rows]
+
+    def contains(
+        self,
+        corpus: Corpus,
+        *,
+        agent_id: int,
+        text: str,
+        field: str,
+        limit: int,
+        queryset: QuerySet | None = None,
+        order_by: Sequence[str] = ("-pk",),
+    ) -> list[Hit]:
+        """Django's `icontains` (LIKE, ASCII case folding) over the trigram table's candidates,
+        or over every row when the index cannot narrow them."""
+        qs = substring_queryset(corpus, queryset, agent_id=agent_id, field=field, text=text)
+        candidates = contains_candidates(corpus, corpus.column(field), text)
+        if candidates is not None:
+            # The candidates drive the plan (rowid lookups); the LIKE rechecks each one.
+            in_candidates = f'"{corpus.table}".rowid IN (SELECT value FROM json_each(%s))'
+            rowids = RawSQL(in_candidates, [json.dumps(candidates)], output_field=BooleanField())  # noqa: S611
+            qs = qs.filter(rowids)
+        pks = qs.order_by(*order_by).values_list("pk", flat=True)[:limit]
+        return [Hit(object_id=pk, score=1.0, leg="contains") for pk in pks]
 
 
 def _pk(corpus: Corpus, raw: object) -> object:

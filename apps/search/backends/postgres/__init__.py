@@ -5,17 +5,19 @@ needs (docs/search.md). The package splits by concern:
 
 - `bm25_ddl`: the text search configuration, the side tables and their triggers;
 - `bm25`: BM25 queries over those statistics;
-- `vectors`: the HNSW index and the nearest-neighbour queries (HNSW or exact).
+- `vectors`: the HNSW index and the nearest-neighbour queries (HNSW or exact);
+- `contains`: the pg_trgm GIN index serving substring search.
 
 The migration operations (apps/search/operations.py) use this package's DDL functions:
-`keyword_index_sql`, `drop_keyword_index_sql`, `vector_index_sql`, `drop_vector_index_sql`.
+`keyword_index_sql`, `drop_keyword_index_sql`, `vector_index_sql`, `drop_vector_index_sql`,
+`contains_index_sql`, `drop_contains_index_sql`.
 """
 
 from collections.abc import Sequence
 
 from django.db.models import QuerySet
 
-from apps.search.backends.postgres import bm25, vectors
+from apps.search.backends.postgres import bm25, contains, vectors
 from apps.search.backends.postgres.bm25_ddl import (
     CONFIG,
     CONFIG_SQL,
@@ -23,6 +25,7 @@ from apps.search.backends.postgres.bm25_ddl import (
     drop_keyword_index_sql,
     keyword_index_sql,
 )
+from apps.search.backends.postgres.contains import contains_index_sql, drop_contains_index_sql
 from apps.search.backends.postgres.vectors import drop_vector_index_sql, vector_index_sql
 from apps.search.corpora import Corpus
 from apps.search.ranking import Hit
@@ -32,6 +35,8 @@ __all__ = [
     "CONFIG_SQL",
     "STEM",
     "PostgresBackend",
+    "contains_index_sql",
+    "drop_contains_index_sql",
     "drop_keyword_index_sql",
     "drop_vector_index_sql",
     "keyword_index_sql",
@@ -80,4 +85,27 @@ class PostgresBackend:
             model_name=model_name,
             queryset=queryset,
             exact=exact,
+        )
+
+    def contains(
+        self,
+        corpus: Corpus,
+        *,
+        agent_id: int,
+        text: str,
+        field: str,
+        limit: int,
+        queryset: QuerySet | None = None,
+        order_by: Sequence[str] = ("-pk",),
+    ) -> list[Hit]:
+        """Django's `icontains`: the newest rows first, else the pg_trgm GIN index on
+        `UPPER(field::text)` (postgres/contains.py says which, when)."""
+        return contains.contains(
+            corpus,
+            agent_id=agent_id,
+            text=text,
+            field=field,
+            limit=limit,
+            queryset=queryset,
+            order_by=order_by,
         )

@@ -14,9 +14,10 @@ from django.db.models import QuerySet
 
 from apps.search import query as q
 from apps.search.backends.base import bm25_tables, postings_table, restrict_sql
+from apps.search.backends.postgres import topk
 from apps.search.backends.postgres.bm25_ddl import CONFIG
 from apps.search.corpora import Corpus
-from apps.search.ranking import K1, B, Hit, bm25_idf, bm25_term
+from apps.search.ranking import Hit, bm25_idf, bm25_term
 
 # A query unit once stemmed: (kind, lexemes), kind being term, prefix or phrase.
 Resolved = tuple[str, tuple[str, ...]]
@@ -42,24 +43,18 @@ def _phrase_tf(positions: dict[str, list[int]], lexemes: Sequence[str]) -> int:
     return sum(1 for p in first if all(p + i + 1 in s for i, s in enumerate(rest)))
 
 
-def _postings_top_k(cursor, post, agent_id, idf, avg_len, limit, queryset):
-    """Term-only queries: BM25 summed over the query terms' postings, top k in SQL."""
-    terms = [u[1][0] for u in idf]
-    weights = [idf[u] for u in idf]
-    extra, params = restrict_sql(queryset, "p", "doc_id")
-    cursor.execute(
-        # Typed constants: an untyped 0.75 is numeric, and numeric per row is 3x slower.
-        f"SELECT p.doc_id, sum(w.idf * p.tf * {K1 + 1.0!r}::float8 / (p.tf + {K1!r}::float8 * "
-        f"({1.0 - B!r}::float8 + {B!r}::float8 * p.len / %s::float8))) AS score "
-        f"FROM unnest(%s::text[], %s::float8[]) AS w(term, idf) "
-        # One index probe per query term whatever the statistics say (a new agent has
-        # none yet); OFFSET 0 keeps the planner from flattening it into a join.
-        f"CROSS JOIN LATERAL (SELECT doc_id, tf, len FROM {post} "
-        f"WHERE agent_id = %s AND term = w.term OFFSET 0) p "
-        f"WHERE true{extra} GROUP BY p.doc_id ORDER BY score DESC, p.doc_id LIMIT %s",
-        [avg_len, terms, weights, agent_id, *params, limit],
+def _postings_top_k(cursor, corpus: Corpus, agent_id, idf, avg_len, limit, queryset):
+    """Term-only queries: the exact BM25 top k from the postings (MaxScore, topk.py)."""
+    query = topk.Query(
+        doc=bm25_tables(corpus.table)[0],
+        post=postings_table(corpus.table),
+        pk_type=corpus.model._meta.pk.rel_db_type(connection),
+        agent_id=agent_id,
+        avg_len=avg_len,
+        limit=limit,
+        queryset=queryset,
     )
-    return [(pk, float(score)) for pk, score in cursor.fetchall()]
+    return topk.top_k(cursor, query, {u[1][0]: w for u, w in idf.items()})
 
 
 class _Fetcher:
@@ -172,13 +167,13 @@ def _read_statistics(cursor, table: str, agent_id: int, resolved):
     return idf, avg_len
 
 
-def _scored(cursor, table, agent_id, resolved, idf, avg_len, limit, queryset):
+def _scored(cursor, corpus: Corpus, agent_id, resolved, idf, avg_len, limit, queryset):
     """(pk, score) candidates: from the postings alone, or in full where units need it."""
-    post = postings_table(table)
+    table = corpus.table
     terms = {u: w for u, w in idf.items() if u[0] == "term"}
     others = [u for u in resolved if u[0] != "term"]
     if not others:
-        return _postings_top_k(cursor, post, agent_id, terms, avg_len, limit, queryset)
+        return _postings_top_k(cursor, corpus, agent_id, terms, avg_len, limit, queryset)
     # Phrases and prefixes: the documents matching them (few, usually) are scored in full
     # from their tsvectors; every other document's score is its term part, so the
     # postings' top (limit + |P|) holds the rest of the exact top k.
@@ -187,7 +182,7 @@ def _scored(cursor, table, agent_id, resolved, idf, avg_len, limit, queryset):
     scored = list(full.items())
     if terms:
         depth = limit + len(full)
-        rest = _postings_top_k(cursor, post, agent_id, terms, avg_len, depth, queryset)
+        rest = _postings_top_k(cursor, corpus, agent_id, terms, avg_len, depth, queryset)
         scored += [(pk, sc) for pk, sc in rest if pk not in full]
     return scored
 
@@ -212,6 +207,6 @@ def keyword(
         if stats is None:
             return []
         idf, avg_len = stats
-        scored = _scored(cursor, corpus.table, agent_id, resolved, idf, avg_len, limit, queryset)
+        scored = _scored(cursor, corpus, agent_id, resolved, idf, avg_len, limit, queryset)
     scored.sort(key=lambda r: (-r[1], str(r[0])))
     return [Hit(object_id=pk, score=s, leg="bm25") for pk, s in scored[:limit] if s > 0]

@@ -80,7 +80,8 @@ WITH d AS (
   RETURNING x.id, x.agent_id, x.tsv, x.len
 ), p AS (
   DELETE FROM {post} x USING d, unnest(d.tsv) u
-  WHERE x.agent_id = d.agent_id AND x.term = u.lexeme AND x.doc_id = d.id
+  WHERE x.agent_id = d.agent_id AND x.term = u.lexeme AND x.tf = cardinality(u.positions)
+    AND x.len = d.len AND x.doc_id = d.id
 ), c AS (
   SELECT d.agent_id, u.lexeme, count(*) AS n FROM d, unnest(d.tsv) u GROUP BY 1, 2
 ), t AS (
@@ -115,11 +116,17 @@ def _side_tables_sql(spec: TableSpec) -> list[str]:
         f"df integer NOT NULL, PRIMARY KEY (agent_id, term))",
         f"CREATE TABLE {agg} (agent_id bigint PRIMARY KEY, n_docs bigint NOT NULL, "
         f"total_len bigint NOT NULL)",
-        # Postings: term queries are scored from an index-only scan of (agent, term).
+        # Postings, read only through their one index: per term by (tf, length), which is
+        # falling score order for the top-k (topk.py); deletes give the whole key.
         f"CREATE TABLE {post} (agent_id bigint NOT NULL, term text NOT NULL, "
-        f"doc_id {spec.pk_type} NOT NULL, tf integer NOT NULL, len integer NOT NULL, "
-        f"PRIMARY KEY (agent_id, term, doc_id) INCLUDE (tf, len))",
+        f"doc_id {spec.pk_type} NOT NULL, tf integer NOT NULL, len integer NOT NULL)",
+        impact_index_sql(post),
     ]
+
+
+def impact_index_sql(post: str) -> str:
+    """The postings' index: (agent, term, tf, len, doc)."""
+    return f"CREATE INDEX IF NOT EXISTS {post}_impact ON {post} (agent_id, term, tf, len, doc_id)"
 
 
 def _trigger_functions_sql(spec: TableSpec) -> list[str]:
