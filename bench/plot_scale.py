@@ -104,7 +104,7 @@ def main() -> None:
     if missing:
         raise SystemExit(f"no such results file: {', '.join(missing)}")
     results = read_results(args.results)
-    fig, axes = plt.subplots(1, 2, figsize=(13, 5.5), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5.5), sharex=True, sharey=True)
     for ax, (backend, title) in zip(axes, PANELS, strict=True):
         draw_panel(ax, results, backend, title)
     axes[0].set_ylabel("p95 per query, ms (median of the passes; query embedding included)")

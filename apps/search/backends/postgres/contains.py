@@ -6,22 +6,24 @@ Every path ends in that same predicate, `UPPER(col::text) LIKE UPPER('%text%')`,
 rows are always the plain query's; the paths differ in what they read:
 
 1. the first `head_rows` rows in `order_by` (the newest), until `limit` match: a common
-   text is found there. If some matched, the first `scan_rows` rows: a text that is not
-   rare is found there;
-2. the GIN index, if few rows would need rechecking. The text's rarest-looking letter
-   trigrams (6, then up to 16: apps/search/trigrams.py) are counted in the head rows and
-   scaled to the table's size; the set with the fewest is read from the index if that is
-   under MAX_RECHECK rows, or cheaper than the rows a scan would still read at the density
-   seen so far; the LIKE keeps the matches. A question's 40 trigrams would cost 40
-   posting-list reads; a few rare ones cost little;
-3. otherwise (common trigrams, a rare text: "ng and e") the first `scan_rows` rows, the
-   index by the same comparison, and at last every row in order.
+   text is found there;
+2. one word: the plain query, as the planner sees fit (its trigrams are few and precise,
+   and the planner's estimate good);
+3. if no head row matched, the GIN index, when few rows would need rechecking. The text's
+   rarest-looking letter trigrams (6, then up to 16: apps/search/trigrams.py) are counted
+   in the head rows and scaled to the table's size; the set with the fewest is read from
+   the index if that costs less than the rows a scan would still read at the density seen
+   so far; the LIKE keeps the matches. A question's 40 trigrams would cost 40 posting-list
+   reads, and a fragment's ("ng and e") match half the table; a few rare ones cost little;
+4. otherwise the first `scan_rows` rows, then the index by the same comparison, and at
+   last every row in order.
 
 Each read is held to its plan (a LIMITed subquery; sequential scans off for the index
 read; no bitmap for the last scan): estimates of LIKE selectivity are too rough to choose
 between a newest-first scan and a bitmap of a million candidates.
 """
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,9 +38,9 @@ from apps.search.corpora import Corpus
 from apps.search.ranking import Hit
 
 HEAD_ROWS = 2000
-SCAN_ROWS = 20_000
-# A recheck (a random heap page) costs about RECHECK_COST rows of an ordered scan.
-MAX_RECHECK = 1000
+SCAN_ROWS = 10_000
+# A row the index proposes (a random heap page, then the agent's filters) costs about
+# RECHECK_COST rows of an ordered scan.
 RECHECK_COST = 8
 MAX_MATCHES = 5000
 PROBES = (6, 16)
@@ -86,6 +88,7 @@ def _ordered(
 
 
 _LIKE = "UPPER(txt::text) LIKE UPPER(%s)"
+_WORDS = re.compile(r"[A-Za-z0-9]+")
 
 
 def _count_held(
@@ -196,10 +199,13 @@ class _Search:
     def run(self, probe_sets: list[list[str]], *, head_rows: int, scan_rows: int) -> list[Any]:
         """The paths of the module docstring, in order."""
         found, read = self.scan(head_rows), head_rows
-        if found and len(found) < self.limit:  # not rare: the newest rows hold the rest
-            found, read = self.scan(scan_rows), scan_rows
         if len(found) == self.limit:
             return found
+        if len(_WORDS.findall(self.text)) <= 1:
+            # One word: pg_trgm's trigrams of the whole text are few and precise, and the
+            # planner's estimate for it is good; its own plan beat every path below.
+            qs = self.base.filter(**{f"{self.field}__icontains": self.text})
+            return list(qs.order_by(*self.order_by).values_list("pk", flat=True)[: self.limit])
         rows, held, table_rows = _count_held(
             self.base, self.field, probe_sets, self.order_by, head_rows
         )
@@ -210,22 +216,21 @@ class _Search:
         scale = max(table_rows, rows) / rows
         rechecks = [(n * scale, probes) for probes, n in zip(probe_sets, held, strict=True)]
         fewest = min(rechecks, default=None, key=lambda pair: pair[0])
-        for last in (read == scan_rows, True):
-            # The rows a scan would still read at the density seen so far.
+        while True:
+            # The rows a scan would still read at the density seen so far. A text the head
+            # holds at all is scanned first: the index would return all its matches.
             to_scan = self.limit / max(len(found), 0.5) * read
-            if fewest is not None and (
-                fewest[0] <= MAX_RECHECK or fewest[0] * RECHECK_COST < to_scan
-            ):
+            rare = not found or read >= scan_rows
+            if fewest is not None and rare and fewest[0] * RECHECK_COST < to_scan:
                 indexed = self.indexed(fewest[1])
                 if indexed is not None:
                     return indexed
                 fewest = None  # over MAX_MATCHES: the index will not do better later
-            if last:
-                break
+            if read >= scan_rows:
+                return self.scanned()
             found, read = self.scan(scan_rows), scan_rows
             if len(found) == self.limit:
                 return found
-        return self.scanned()
 
     def scan(self, rows: int) -> list[Any]:
         return _scan(self.base, self.field, self.text, self.order_by, limit=self.limit, rows=rows)
