@@ -11,7 +11,8 @@ reproduces the figures before issue 14. Fact values are embedded with the same e
 the relevant-facts provider's vector leg finds real neighbours; messages keep random unit
 vectors (embedding 100k of them would take most of an hour), so the message relevance leg
 costs what it does but never passes its threshold. Facts and queries are drawn from one
-35-word vocabulary: every query shares words with about a quarter of the facts.
+35-word vocabulary: each query word occurs in about a quarter of the facts (near the worst
+case for the facts' BM25 leg), and every call with a query finds relevant facts.
 
 The database is migrated and the agent "bench-context" is recreated, or kept with --reuse
 when it already holds the requested numbers of messages and facts under the same embedder.
