@@ -86,3 +86,20 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> int
         except OSError:
             time.sleep(0.2)
     raise RuntimeError(f"{url}/healthz did not answer within {timeout:.0f} s")
+
+
+def start_gunicorn(env: dict[str, str], log, *, threads: int) -> tuple[subprocess.Popen, str]:
+    """One gunicorn worker of memoryhub on a free port, logging to `log`: (process, base URL)."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            *("-m", "gunicorn", "memoryhub.wsgi", "--chdir", str(ROOT)),
+            *("--bind", f"127.0.0.1:{port}", "--workers", "1", "--threads", str(threads)),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    return proc, f"http://127.0.0.1:{port}"

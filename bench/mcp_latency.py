@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 import httpx2
-from _http import free_port, manage, wait_healthy
+from _http import manage, start_gunicorn, wait_healthy
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -162,21 +162,8 @@ def main() -> int:
             # A new agent each run: a reused PostgreSQL database keeps the earlier ones.
             slug = f"bench-mcp-{int(time.time())}"
             key = manage(env, "create_agent", slug).strip().splitlines()[-1]
-            port = free_port()
             with open(log_path, "w") as log:
-                proc = subprocess.Popen(
-                    [
-                        sys.executable,
-                        *("-m", "gunicorn", "memoryhub.wsgi", "--chdir", str(ROOT)),
-                        *("--bind", f"127.0.0.1:{port}", "--workers", "1"),
-                        *("--threads", str(args.threads)),
-                    ],
-                    cwd=ROOT,
-                    env=env,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                )
-            base = f"http://127.0.0.1:{port}"
+                proc, base = start_gunicorn(env, log, threads=args.threads)
             wait_healthy(base, proc)
             t0 = time.perf_counter()
             load(base, key, args.facts)

@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _http import Api, free_port, manage, percentile, wait_healthy  # noqa: E402
+from _http import Api, manage, percentile, start_gunicorn, wait_healthy  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from apps.providers.embeddings.fake import HashEmbedder  # noqa: E402
@@ -198,21 +198,8 @@ def main() -> int:
             env = server_env(data_dir, embeddings.url)
             manage(env, "migrate", "--noinput")
             key = manage(env, "create_agent", "slow-bench").strip().splitlines()[-1]
-            port = free_port()
             with open(log_path, "w") as log:
-                proc = subprocess.Popen(
-                    [
-                        sys.executable,
-                        *("-m", "gunicorn", "memoryhub.wsgi", "--chdir", str(ROOT)),
-                        *("--bind", f"127.0.0.1:{port}", "--workers", "1"),
-                        *("--threads", str(args.threads)),
-                    ],
-                    cwd=ROOT,
-                    env=env,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                )
-            base = f"http://127.0.0.1:{port}"
+                proc, base = start_gunicorn(env, log, threads=args.threads)
             health = wait_healthy(base, proc)
             api = Api(base=base + "/api/v1", key=key)
 
