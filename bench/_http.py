@@ -12,31 +12,60 @@ from pathlib import Path
 from typing import Any
 
 
+@dataclass(frozen=True)
+class Reply:
+    """One HTTP answer: status, headers (lower-case names), raw body, seconds taken."""
+
+    status: int
+    headers: dict[str, str]
+    raw: bytes
+    seconds: float
+
+    def json(self) -> Any:
+        return json.loads(self.raw) if self.raw else None
+
+
+def fetch(
+    method: str,
+    url: str,
+    body: Any = None,
+    *,
+    headers: dict[str, str] | None = None,
+    timeout: float = 120.0,
+) -> Reply:
+    """Send one request (a JSON body when given); HTTP error statuses are answers, not raised."""
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(
+        url,
+        data=data,
+        method=method,
+        headers={"Content-Type": "application/json", **(headers or {})},
+    )
+    start = time.perf_counter()
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            raw, status, got = resp.read(), resp.status, resp.headers
+    except urllib.error.HTTPError as exc:
+        raw, status, got = exc.read(), exc.code, exc.headers
+    elapsed = time.perf_counter() - start
+    return Reply(status, {k.lower(): v for k, v in got.items()}, raw, elapsed)
+
+
 @dataclass
 class Api:
     base: str  # e.g. http://127.0.0.1:8000/api/v1
     key: str
     timeout: float = 120.0
 
+    def request(self, method: str, path: str, body: Any = None) -> Reply:
+        """The whole answer: status, headers and raw body (which need not be JSON)."""
+        auth = {"Authorization": f"Bearer {self.key}"}
+        return fetch(method, self.base + path, body, headers=auth, timeout=self.timeout)
+
     def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any, float]:
         """Return (status, parsed JSON or None, seconds)."""
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(
-            self.base + path,
-            data=data,
-            method=method,
-            headers={"Authorization": f"Bearer {self.key}", "Content-Type": "application/json"},
-        )
-        start = time.perf_counter()
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                raw = resp.read()
-                status = resp.status
-        except urllib.error.HTTPError as exc:
-            raw = exc.read()
-            status = exc.code
-        elapsed = time.perf_counter() - start
-        return status, (json.loads(raw) if raw else None), elapsed
+        reply = self.request(method, path, body)
+        return reply.status, reply.json(), reply.seconds
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -88,14 +117,16 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> int
     raise RuntimeError(f"{url}/healthz did not answer within {timeout:.0f} s")
 
 
-def start_gunicorn(env: dict[str, str], log, *, threads: int) -> tuple[subprocess.Popen, str]:
-    """One gunicorn worker of memoryhub on a free port, logging to `log`: (process, base URL)."""
+def start_gunicorn(
+    env: dict[str, str], log, *, threads: int, workers: int = 1
+) -> tuple[subprocess.Popen, str]:
+    """gunicorn serving memoryhub on a free port, logging to `log`: (process, base URL)."""
     port = free_port()
     proc = subprocess.Popen(
         [
             sys.executable,
             *("-m", "gunicorn", "memoryhub.wsgi", "--chdir", str(ROOT)),
-            *("--bind", f"127.0.0.1:{port}", "--workers", "1", "--threads", str(threads)),
+            *("--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads)),
         ],
         cwd=ROOT,
         env=env,

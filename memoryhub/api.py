@@ -1,47 +1,67 @@
 """The agents' JSON API: one NinjaAPI, a router per app, key auth, errors as JSON."""
 
+import functools
 import logging
+import math
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
-from ninja import NinjaAPI
-from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja import Router
+from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
+from ninja.parser import Parser
 from ninja.renderers import JSONRenderer
 from ninja.security import HttpBearer
 
 from apps.agents.models import Agent
-from apps.agents.selectors import api_key_lookup
-from apps.agents.services import api_key_touch
+from apps.agents.throttle import api_key_authenticate
 from apps.core.encoders import MicrosecondEncoder
 from apps.core.errors import (
     ApplicationError,
+    BadRequest,
     Conflict,
     InvalidInput,
     NotFound,
     PayloadTooLarge,
     error_detail,
 )
+from apps.core.throttle import RateLimited, client_address
+from apps.core.unavailable import database_unavailable
+from apps.core.validation import check_params, parse_json_body, query_items
+from memoryhub.openapi import DocumentedNinjaAPI
 
 logger = logging.getLogger(__name__)
 
 
 class ApiKeyAuth(HttpBearer):
-    """`Authorization: Bearer <key>`; request.auth becomes the key's Agent."""
+    """`Authorization: Bearer <key>`; request.auth becomes the key's Agent. Too many wrong
+    keys from one address, or a key over its rate, answer 429 with Retry-After
+    (apps/agents/throttle.py)."""
 
     def authenticate(self, request: HttpRequest, token: str) -> Agent | None:
-        api_key = api_key_lookup(raw=token)
-        if api_key is None:
-            return None
-        api_key_touch(api_key=api_key, every_seconds=settings.MEMORYHUB_KEY_TOUCH_SECONDS)
-        return api_key.agent
+        try:
+            return api_key_authenticate(raw=token, address=client_address(request))
+        except RateLimited as exc:
+            throttled = Throttled(wait=exc.retry_after)
+            throttled.message = exc.message  # the 429 body's detail
+            raise throttled from exc
 
 
 class Renderer(JSONRenderer):
     encoder_class = MicrosecondEncoder
 
 
-api = NinjaAPI(
+class CheckedParser(Parser):
+    """JSON bodies through apps/core/validation.py: no NUL, lone surrogate, NaN, Infinity
+    or out-of-range number reaches a schema, whatever the depth."""
+
+    def parse_body(self, request: HttpRequest) -> dict:
+        # ninja wraps any error raised here in HttpError(400); http_error unwraps ours.
+        return parse_json_body(request.body)
+
+
+api = DocumentedNinjaAPI(  # error responses declared: memoryhub/openapi.py
     renderer=Renderer(),
     title="memoryhub",
     version="1",
@@ -49,9 +69,35 @@ api = NinjaAPI(
     auth=ApiKeyAuth(),
     urls_namespace="api",
     docs_url="/docs",
+    parser=CheckedParser(),
 )
 
-STATUS = {NotFound: 404, Conflict: 409, InvalidInput: 422, PayloadTooLarge: 413}
+STATUS = {
+    BadRequest: 400,
+    NotFound: 404,
+    Conflict: 409,
+    InvalidInput: 422,
+    PayloadTooLarge: 413,
+}
+
+
+def checked_params(run):
+    """Every operation refuses a query or path parameter holding NUL or a lone surrogate
+    with 400 naming it, before the view or the database sees it."""
+
+    @functools.wraps(run)
+    def wrapper(request: HttpRequest, *args, **kwargs):
+        try:
+            check_params(query_items(request.GET), source="query")
+            check_params(kwargs.items(), source="path")
+        except BadRequest as exc:
+            return api.on_exception(request, exc)
+        return run(request, *args, **kwargs)
+
+    return wrapper
+
+
+api.add_decorator(checked_params, mode="view")  # wraps Operation.run: before parsing
 
 
 @api.exception_handler(ApplicationError)
@@ -91,12 +137,28 @@ def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
         {"loc": list(e.get("loc", [])), "msg": str(e.get("msg", "")), "type": e.get("type", "")}
         for e in exc.errors
     ]
+    if all(e["loc"] == ["query", "cursor"] for e in errors):
+        # A cursor is opaque: one the schema cannot even read is as bad as a forged one.
+        return api.create_response(request, {"detail": errors}, status=400)
+    too_large = [e for e in errors if e["type"] == "json_too_large"]
+    if too_large:
+        # A free-form JSON field over its size bound (apps/core/fields.py): 413, like any
+        # other value over a size limit.
+        body = {"detail": too_large[0]["msg"], "loc": too_large[0]["loc"]}
+        return api.create_response(request, body, status=413)
     return api.create_response(request, {"detail": errors}, status=422)
 
 
 @api.exception_handler(HttpError)
 def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
-    return api.create_response(request, {"detail": str(exc)}, status=exc.status_code)
+    if isinstance(exc.__cause__, ApplicationError):
+        # ninja wraps the body parser's errors (CheckedParser); answer the real one.
+        return application_error(request, exc.__cause__)
+    response = api.create_response(request, {"detail": str(exc)}, status=exc.status_code)
+    if isinstance(exc, Throttled) and exc.wait is not None:
+        # ninja sets Retry-After only for its own throttles; ours raise Throttled themselves.
+        response["Retry-After"] = str(max(1, math.ceil(exc.wait)))  # RFC 9110 delta-seconds
+    return response
 
 
 @api.exception_handler(Exception)
@@ -104,6 +166,10 @@ def unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
     logger.exception("unhandled error on %s %s", request.method, request.path)
     return api.create_response(request, {"detail": "internal error"}, status=500)
 
+
+# A database that is down answers 503 + Retry-After (apps/core/unavailable.py).
+for _db_error in (OperationalError, InterfaceError):
+    api.add_exception_handler(_db_error, database_unavailable)
 
 api.add_router("/", "apps.agents.api.router")
 api.add_router("/", "apps.conversations.api.router")
@@ -115,3 +181,22 @@ api.add_router("/", "apps.lifecycle.api.router")
 api.add_router("/", "apps.memory.api.router")
 api.add_router("/", "apps.memory.api.sessions_router")
 api.add_router("/", "apps.memory.learnings_api.router")
+
+# Last, so it only catches what no router matched: an unknown /api/v1 path answers JSON.
+fallback = Router(auth=None)
+
+
+_ANY_METHOD = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+
+
+@fallback.api_operation(_ANY_METHOD, "/{path:path}", include_in_schema=False)
+def unknown_path(request: HttpRequest, path: str) -> HttpResponse:
+    raise NotFound("not found")
+
+
+@fallback.api_operation(_ANY_METHOD, "/", include_in_schema=False)
+def api_root(request: HttpRequest) -> HttpResponse:
+    raise NotFound("not found")
+
+
+api.add_router("/", fallback)

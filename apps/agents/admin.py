@@ -1,10 +1,13 @@
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils.cache import add_never_cache_headers
+from django.utils.html import format_html, format_html_join
 
 from apps.agents import services
+from apps.agents.config import CEILING_KEYS, NUMERIC
 from apps.agents.models import Agent, ApiKey, AuditEvent, Membership, Team
 from apps.agents.scoping import TeamScopedAdmin, TeamScopedTabularInline
 
@@ -25,11 +28,39 @@ class MembershipInline(TeamScopedTabularInline):
     extra = 0
 
 
+def _ceilings_help() -> str:
+    maxima = format_html_join(
+        "", "<li><code>{}</code> ≤ {}</li>", ((k, f"{NUMERIC[k].high:,}") for k in CEILING_KEYS)
+    )
+    return format_html(
+        "A JSON object of setting → ceiling, e.g. "
+        '<code>{{"max_content_bytes": 65536, "recall_k": 20}}</code>. '
+        "The team's agents may lower these settings but not raise them past the ceiling, and "
+        "a lower ceiling applies at once to agents whose setting is higher. A setting not "
+        "listed keeps its global maximum. The settings with a ceiling, and their global "
+        "maxima:<ul>{}</ul>",
+        maxima,
+    )
+
+
+class TeamForm(forms.ModelForm):
+    class Meta:
+        model = Team
+        fields = ["name", "ceilings"]
+        help_texts = {"ceilings": _ceilings_help()}  # Team.clean() validates
+
+
 @admin.register(Team)
 class TeamAdmin(TeamScopedAdmin):
+    form = TeamForm
     list_display = ["name", "created_at"]
     search_fields = ["name"]
     inlines = [MembershipInline, AgentInline]
+
+    def get_readonly_fields(self, request: HttpRequest, obj=None) -> list[str]:
+        # Ceilings bound what the team's agents may cost the service: superusers set them.
+        readonly = list(super().get_readonly_fields(request, obj))
+        return readonly if request.user.is_superuser else [*readonly, "ceilings"]
 
 
 class ApiKeyInline(TeamScopedTabularInline):

@@ -3,6 +3,7 @@
 from ninja import Router
 
 from apps.agents import services
+from apps.agents.config import effective_ceilings
 from apps.agents.models import Agent
 from apps.agents.schemas import AgentOut, SettingsPatch
 
@@ -17,17 +18,20 @@ def _out(agent: Agent) -> dict:
         "created_at": agent.created_at,
         "settings": agent.config.as_dict(),
         "overrides": agent.settings,
+        "ceilings": effective_ceilings(agent.team.ceilings),
     }
 
 
 @router.get("/agent", response=AgentOut)
 def get_agent(request):
-    """The agent this key belongs to, with its effective settings."""
+    """The agent this key belongs to, with its effective settings (overrides clamped to the
+    team's ceilings) and the ceilings themselves."""
     return _out(request.auth)
 
 
 @router.patch("/agent/settings", response=AgentOut)
 def update_settings(request, payload: SettingsPatch):
-    """Override settings for this agent; unknown names and out-of-range values get 422."""
+    """Override settings for this agent; unknown names, out-of-range values and values over
+    the team's ceiling get 422 naming the setting."""
     agent = services.agent_update_settings(agent=request.auth, changes=payload.settings)
     return _out(agent)

@@ -2,70 +2,95 @@
 
 An agent stores only its overrides (Agent.settings); `AgentConfig` is the effective view.
 Where two seeds disagree the choice is a setting, and the default is named here.
+
+Every number has a maximum (`le`), the global one: past it a single call would take the
+service down (memory, CPU, a provider call too large to answer). The limits that protect
+the service (CEILING_KEYS) also have a per-team ceiling an admin sets (Team.ceilings, at
+most the global maximum); an agent may lower such a limit but not raise it past its team's
+ceiling, and the effective config is clamped to it.
 """
 
+import math
 from dataclasses import asdict, dataclass, fields
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_type_hints
 
+from annotated_types import Ge, Gt, Le
 from pydantic import Field, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
 from apps.core.errors import InvalidInput
 
-Ratio = Annotated[float, Field(ge=0.0, le=1.0)]
-Positive = Annotated[int, Field(ge=1)]
-NonNegative = Annotated[int, Field(ge=0)]
-
 MIB = 1024 * 1024
+
+Ratio = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+def Count(high: int, *, low: int = 1) -> Any:
+    """An int in [low, high]."""
+    return Annotated[int, Field(ge=low, le=high)]
+
+
+# Global maxima shared by several fields. Sizes: a message or entry is held whole in memory,
+# tokenised and embedded, so 1 MiB; token budgets: the largest model contexts (10M); an LLM
+# call's input: 200k tokens, over what any provider accepts in one call.
+MAX_CONTENT = 1 * MIB
+MAX_CONTEXT_TOKENS = 10_000_000
+MAX_LLM_CHUNK_TOKENS = 200_000
+MAX_K = 100  # results of one search or recall (the request schemas' `k` bound too)
+MAX_LEG = 200  # rows one get_context leg loads
 
 
 @dataclass(frozen=True)
 class AgentConfig:
     # --- conversation store (seed 000, seed 002) ---
-    max_history_messages: Positive = 16  # hot window size (seed 000)
-    max_history_bytes: Positive = 5 * MIB  # compaction trigger by size (seed 000)
+    max_history_messages: Count(1000) = 16  # hot window size (seed 000); loaded per call
+    max_history_bytes: Count(64 * MIB) = 5 * MIB  # compaction trigger by size (seed 000)
     compact_target_ratio: Ratio = 0.8  # trim to 80% on compaction (seed 000)
-    working_memory_cap: Positive = 50  # cached recent messages per session (seed 002)
-    max_content_bytes: Positive = 256 * 1024  # one message's content
+    working_memory_cap: Count(1000) = 50  # cached recent messages per session (seed 002)
+    max_content_bytes: Count(MAX_CONTENT) = 256 * 1024  # one message's content
+    # Messages one append may carry (also bounded by MEMORYHUB_MAX_BATCH_MESSAGES); one
+    # transaction holds them all.
+    max_batch_messages: Count(10_000) = 1000
     importance_user: Ratio = 0.5  # default importance by role (seed 002)
     importance_assistant: Ratio = 0.5
     importance_tool: Ratio = 0.3
     importance_system: Ratio = 0.1
     # --- search (seed 000) ---
-    search_context_before: NonNegative = 2  # messages of context before each hit
-    search_context_after: NonNegative = 1  # and after
+    search_context_before: Count(20, low=0) = 2  # messages of context before each hit
+    search_context_after: Count(20, low=0) = 1  # and after
     # Hybrid message search: rerank the top `rerank_candidates` fused hits (docs/search.md,
     # "Reranking"). Off by default: on 2 cores it adds ~0.3 s a query, over the p95 targets.
     rerank: bool = False
-    rerank_candidates: Annotated[int, Field(ge=2, le=200)] = 50
+    rerank_candidates: Count(200, low=2) = 50
     # --- context assembly (seed 001, seed 002) ---
-    recency_limit: Positive = 10  # tri-hybrid recency leg
+    recency_limit: Count(MAX_LEG) = 10  # tri-hybrid recency leg
     salience_threshold: Ratio = 0.85  # tri-hybrid salience leg: importance >= this
     relevance_threshold: Ratio = 0.655  # tri-hybrid relevance leg: cosine > this
-    context_window_tokens: Positive = 128_000  # the agent model's context size (seed 001)
+    context_window_tokens: Count(MAX_CONTEXT_TOKENS) = 128_000  # the agent model's context
     flush_ratio: Ratio = 0.6  # usage at which get_context flushes facts (seed 001)
     compact_ratio: Ratio = 0.7  # usage at which get_context writes, then compacts (seed 001)
-    compact_keep_last: Positive = 4  # messages kept after a write-then-compact (seed 001)
-    flush_max_facts: Positive = 20  # facts one flush may store
+    compact_keep_last: Count(1000) = 4  # messages kept after a write-then-compact (seed 001)
+    flush_max_facts: Count(200) = 20  # facts one flush may store
     # --- rolling summary (seed 000) ---
-    summary_chunk_tokens: Positive = 4000  # messages per summary LLM call, in tokens
-    summary_max_tokens: Positive = 1024  # the rolling summary is kept under this
+    summary_chunk_tokens: Count(MAX_LLM_CHUNK_TOKENS) = 4000  # messages per summary LLM call
+    summary_max_tokens: Count(100_000) = 1024  # the rolling summary is kept under this
     # --- consolidation (seed 002, seed 004) ---
-    consolidation_interval_hours: Positive = 6
-    memory_window: Positive = 50  # message count that triggers auto-consolidation (seed 004)
-    consolidation_keep: NonNegative = 25  # newest messages auto-consolidation leaves alone
-    consolidation_chunk_tokens: Positive = 8000  # messages per consolidation LLM call
-    max_memory_bytes: Positive = 8192  # MEMORY.md size before compression (seed 004)
-    consolidation_timeout_seconds: Annotated[float, Field(gt=0)] = 30.0  # seed 004
-    raw_fallback_messages: Positive = 10  # [raw-fallback] history entry size (seed 004)
-    raw_fallback_chars: Positive = 200
+    consolidation_interval_hours: Count(24 * 365) = 6
+    memory_window: Count(10_000) = 50  # message count that triggers auto-consolidation
+    consolidation_keep: Count(10_000, low=0) = 25  # newest messages auto-consolidation skips
+    consolidation_chunk_tokens: Count(MAX_LLM_CHUNK_TOKENS) = 8000  # per consolidation call
+    max_memory_bytes: Count(MAX_CONTENT) = 8192  # MEMORY.md size before compression (seed 004)
+    # Seed 004; also the lease of a lifecycle run and an API wait, so 10 minutes at most.
+    consolidation_timeout_seconds: Annotated[float, Field(gt=0, le=600.0)] = 30.0
+    raw_fallback_messages: Count(1000) = 10  # [raw-fallback] history entry size (seed 004)
+    raw_fallback_chars: Count(100_000) = 200
     # Seed 000 clears messages on reset; seed 004 consolidates first. "always": every message
     # a reset deletes is archived whole first (an LLM's history entry is a summary, not the
     # text); "fallback": only those no LLM consolidation covered.
     reset_archive: Literal["always", "fallback"] = "always"
     # --- learnings and error memory (seeds 000, 001) ---
-    error_memory_ttl_days: Positive = 90  # an error record's life, refreshed on every hit
-    error_hints_limit: NonNegative = 5  # hints per failing tool (append, get_context)
+    error_memory_ttl_days: Count(3650) = 90  # an error record's life, refreshed on every hit
+    error_hints_limit: Count(50, low=0) = 5  # hints per failing tool (append, get_context)
     # --- long-term memory: facts (seed 001, seed 002) ---
     fact_dedup_threshold: Ratio = 0.92  # same-category cosine at or above this is one fact
     fact_default_importance: Ratio = 0.5  # importance of a fact saved without one
@@ -75,23 +100,29 @@ class AgentConfig:
     fact_review: bool = False
     category_match_threshold: Ratio = 0.35  # cosine for auto-categorisation and recall tier 1
     salience_decay_per_day: Ratio = 0.95  # recency decay factor per day since last access
-    salience_access_boost: Annotated[float, Field(ge=0.0)] = 0.2  # x ln(1 + access_count)
+    # x ln(1 + access_count); past 10 one access outweighs every other term.
+    salience_access_boost: Annotated[float, Field(ge=0.0, le=10.0)] = 0.2
     salience_high_threshold: Ratio = 0.8  # facts at or above this surface in get_context
-    recall_k: Positive = 5  # memory_recall results when k is not given
-    recall_max_categories: Positive = 3  # categories searched by recall tier 2
+    recall_k: Count(MAX_K) = 5  # memory_recall results when k is not given; caps a given k
+    recall_max_categories: Count(50) = 3  # categories searched by recall tier 2
     recall_min_similarity: Ratio = 0.25  # a scoped hit counts toward recall_scoped_min above this
-    recall_scoped_min: Positive = 3  # fewer scoped hits than this: flat fallback (tier 3)
+    recall_scoped_min: Count(MAX_K) = 3  # fewer scoped hits than this: flat fallback (tier 3)
     recall_salience_weight: Ratio = 0.2  # score = (1 - w) * cosine + w * salience
-    memory_search_k: Positive = 10  # memory_search results when k is not given
+    memory_search_k: Count(MAX_K) = 10  # memory_search results when k is not given; caps k
     # --- get_context (seed 001, seed 002) ---
-    context_max_tokens: Positive = 8192  # budget when the request gives no max_tokens
-    context_salience_limit: NonNegative = 10  # messages from the salience leg
-    context_relevance_limit: NonNegative = 10  # messages from the relevance leg
-    context_fact_limit: NonNegative = 10  # high-salience facts in the system part
+    context_max_tokens: Count(MAX_CONTEXT_TOKENS) = 8192  # budget when no max_tokens; caps it
+    context_salience_limit: Count(MAX_LEG, low=0) = 10  # messages from the salience leg
+    context_relevance_limit: Count(MAX_LEG, low=0) = 10  # messages from the relevance leg
+    context_fact_limit: Count(MAX_LEG, low=0) = 10  # high-salience facts in the system part
     # With a query, facts relevant to it join the salient ones: cosine at or above this, or
     # a keyword match (a fact saved a moment ago has no vector yet).
     context_fact_relevance_threshold: Ratio = 0.4
-    context_relevant_fact_limit: NonNegative = 5
+    context_relevant_fact_limit: Count(MAX_LEG, low=0) = 5
+    # --- workspace import (apps.entries.workspace): checked while the archive streams ---
+    import_max_archive_bytes: Count(64 * MIB) = 64 * MIB  # the request body (compressed)
+    import_max_unpacked_bytes: Count(256 * MIB) = 256 * MIB  # all members, uncompressed
+    import_max_members: Count(100_000) = 100_000  # files and folders
+    import_max_member_bytes: Count(32 * MIB) = 32 * MIB  # one file (HISTORY.md can be large)
 
     def importance_for_role(self, role: str) -> float:
         return float(getattr(self, f"importance_{role}", 0.5))
@@ -103,26 +134,159 @@ class AgentConfig:
 _adapter = TypeAdapter(AgentConfig)
 FIELD_NAMES = frozenset(f.name for f in fields(AgentConfig))
 
+# The limits that protect the service: sizes, batch sizes, k's, token budgets, timeouts.
+# A bigger value costs more per call, so a team ceiling bounds it. (Not e.g. memory_window:
+# a smaller one means more work.)
+CEILING_KEYS = (
+    "max_content_bytes",
+    "max_history_messages",
+    "max_history_bytes",
+    "max_memory_bytes",
+    "max_batch_messages",
+    "working_memory_cap",
+    "search_context_before",
+    "search_context_after",
+    "rerank_candidates",
+    "recency_limit",
+    "recall_k",
+    "memory_search_k",
+    "context_salience_limit",
+    "context_relevance_limit",
+    "context_fact_limit",
+    "context_relevant_fact_limit",
+    "error_hints_limit",
+    "flush_max_facts",
+    "context_window_tokens",
+    "context_max_tokens",
+    "summary_chunk_tokens",
+    "summary_max_tokens",
+    "consolidation_chunk_tokens",
+    "consolidation_timeout_seconds",
+    "import_max_archive_bytes",
+    "import_max_unpacked_bytes",
+    "import_max_members",
+    "import_max_member_bytes",
+)
 
-def build_config(overrides: dict[str, Any] | None) -> AgentConfig:
-    """The effective config for stored overrides; unknown stale keys are ignored."""
-    known = {k: v for k, v in (overrides or {}).items() if k in FIELD_NAMES}
+
+@dataclass(frozen=True)
+class Bounds:
+    kind: type  # int or float
+    low: float  # inclusive, or exclusive when `open_low`
+    high: float
+    open_low: bool = False
+
+
+def _bounds() -> dict[str, Bounds]:
+    out = {}
+    for name, hint in get_type_hints(AgentConfig, include_extras=True).items():
+        base = getattr(hint, "__origin__", hint)
+        if base not in (int, float):
+            continue  # bool, Literal
+        meta = [m for f in hint.__metadata__ for m in getattr(f, "metadata", [f])]
+        low = next((m.ge for m in meta if isinstance(m, Ge)), None)
+        gt = next((m.gt for m in meta if isinstance(m, Gt)), None)
+        high = next(m.le for m in meta if isinstance(m, Le))  # every number has a maximum
+        out[name] = Bounds(base, gt if low is None else low, high, open_low=low is None)
+    return out
+
+
+# Every numeric setting's type and range, by name; `high` is the global maximum.
+NUMERIC: dict[str, Bounds] = _bounds()
+assert set(CEILING_KEYS) <= set(NUMERIC)
+
+
+def effective_ceilings(ceilings: dict[str, Any] | None) -> dict[str, int | float]:
+    """Every ceiling key with its team value, the global maximum where none (or a stale or
+    invalid one) is stored."""
+    stored = ceilings or {}
+    out: dict[str, int | float] = {}
+    for key in CEILING_KEYS:
+        bounds = NUMERIC[key]
+        value = stored.get(key)
+        ok = isinstance(value, bounds.kind | int) and not isinstance(value, bool)
+        out[key] = value if ok and bounds.low <= value <= bounds.high else bounds.high
+    return out
+
+
+def _at_most_max(key: str, value: Any) -> Any:
+    # An override stored before its maximum existed (or was lowered) counts as the maximum.
+    bounds = NUMERIC.get(key)
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return bounds.high if bounds and number and value > bounds.high else value
+
+
+def build_config(
+    overrides: dict[str, Any] | None, ceilings: dict[str, Any] | None = None
+) -> AgentConfig:
+    """The effective config for stored overrides, clamped to the team's ceilings; unknown
+    stale keys are ignored."""
+    known = {k: _at_most_max(k, v) for k, v in (overrides or {}).items() if k in FIELD_NAMES}
     try:
-        return _adapter.validate_python(known)
-    except PydanticValidationError:
-        # A stored override that no longer validates must not take the agent down.
-        return AgentConfig()
+        config = _adapter.validate_python(known)
+    except PydanticValidationError as exc:
+        # A stored override that no longer validates must not take the agent down: it is
+        # dropped, and the others kept.
+        bad = {err["loc"][0] for err in exc.errors() if err["loc"]}
+        try:
+            config = _adapter.validate_python({k: v for k, v in known.items() if k not in bad})
+        except PydanticValidationError:
+            config = AgentConfig()
+    caps = effective_ceilings(ceilings)
+    clamped = {k: cap for k, cap in caps.items() if getattr(config, k) > cap}
+    return AgentConfig(**{**config.as_dict(), **clamped}) if clamped else config
 
 
-def validate_overrides(changes: dict[str, Any]) -> dict[str, Any]:
-    """Validate a partial update; raise InvalidInput naming the first bad key."""
+def validate_overrides(
+    changes: dict[str, Any], ceilings: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Validate a partial update; raise InvalidInput naming the first bad key, also for a
+    value over the team's ceiling."""
     for key in changes:
         if key not in FIELD_NAMES:
             raise InvalidInput(f"unknown setting '{key}'", loc=["body", "settings", key])
     try:
-        _adapter.validate_python(changes)
+        validated = _adapter.validate_python(changes)
     except PydanticValidationError as exc:
         err = exc.errors()[0]
         key = err["loc"][0] if err["loc"] else "settings"
         raise InvalidInput(f"{key}: {err['msg']}", loc=["body", "settings", key]) from exc
-    return changes
+    values = {key: getattr(validated, key) for key in changes}  # coerced: "5" -> 5
+    caps = effective_ceilings(ceilings)
+    for key, value in values.items():
+        if key in caps and value > caps[key]:
+            raise InvalidInput(
+                f"{key}: {value} is over this team's ceiling of {caps[key]}",
+                loc=["body", "settings", key],
+            )
+    return values
+
+
+def validate_ceilings(ceilings: object) -> dict[str, int | float]:
+    """Validate a team's ceilings: known keys, each a number within the setting's range (at
+    most the global maximum). Raise InvalidInput naming the first bad key."""
+    if not isinstance(ceilings, dict):
+        raise InvalidInput("ceilings must be an object of setting: ceiling", loc=["ceilings"])
+    for key, value in ceilings.items():
+        if key not in CEILING_KEYS:
+            raise InvalidInput(f"'{key}' has no ceiling", loc=["ceilings", key])
+        b = NUMERIC[key]
+        if isinstance(value, bool) or not isinstance(value, b.kind | int):
+            kind = "a whole number" if b.kind is int else "a number"
+            raise InvalidInput(f"{key}: must be {kind}", loc=["ceilings", key])
+        too_low = value <= b.low if b.open_low else value < b.low
+        if too_low or value > b.high or not math.isfinite(value):
+            raise InvalidInput(
+                f"{key}: {value} is outside {b.low}..{b.high} (the global maximum)",
+                loc=["ceilings", key],
+            )
+    # A ceiling at the global maximum is the default: not stored.
+    return {k: v for k, v in ceilings.items() if v < NUMERIC[k].high}
+
+
+def within_ceiling(agent: Any, key: str, value: float | None, *, loc: list[str | int]) -> None:
+    """For a request-level number (a `k`, a `max_tokens`) bounded by the ceiling of setting
+    `key`: InvalidInput at `loc` when `value` is over the agent's team's ceiling."""
+    cap = effective_ceilings(agent.team.ceilings)[key]
+    if value is not None and value > cap:
+        raise InvalidInput(f"{value} is over this team's ceiling of {cap} ({key})", loc=loc)

@@ -1,8 +1,10 @@
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
-from apps.agents.config import AgentConfig, build_config
+from apps.agents.config import AgentConfig, build_config, validate_ceilings, validate_overrides
+from apps.core.errors import InvalidInput
 
 
 class Team(models.Model):
@@ -12,6 +14,9 @@ class Team(models.Model):
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="teams", blank=True
     )
+    # Admin-set ceilings of the limits that protect the service (config.CEILING_KEYS):
+    # setting -> ceiling. Only those below the global maximum are stored.
+    ceilings = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -19,6 +24,12 @@ class Team(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        try:
+            validate_ceilings(self.ceilings)
+        except InvalidInput as exc:
+            raise ValidationError({"ceilings": exc.message}) from exc
 
 
 class MemberRole(models.TextChoices):
@@ -66,9 +77,21 @@ class Agent(models.Model):
     def __str__(self) -> str:
         return self.slug
 
+    def clean(self) -> None:
+        # The admin edits the overrides as JSON: the same rules as PATCH /agent/settings.
+        if not isinstance(self.settings, dict):
+            raise ValidationError({"settings": "settings must be an object of setting: value"})
+        ceilings = self.team.ceilings if self.team_id else None
+        try:
+            validate_overrides(self.settings, ceilings)
+        except InvalidInput as exc:
+            raise ValidationError({"settings": exc.message}) from exc
+
     @property
     def config(self) -> AgentConfig:
-        return build_config(self.settings)
+        """The effective settings: overrides, clamped to the team's ceilings (load the team
+        with the agent, select_related("team"), to spare a query)."""
+        return build_config(self.settings, self.team.ceilings)
 
 
 class ApiKeyQuerySet(models.QuerySet):

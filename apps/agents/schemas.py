@@ -2,6 +2,7 @@ from datetime import datetime
 from typing import Any
 
 from ninja import Schema
+from pydantic import Field
 
 
 class AgentOut(Schema):
@@ -11,6 +12,10 @@ class AgentOut(Schema):
     created_at: datetime
     settings: dict[str, Any]
     overrides: dict[str, Any]
+    ceilings: dict[str, int | float] = Field(
+        description="The team's ceiling of each limit that protects the service: a setting "
+        "may be lowered, never raised past it."
+    )
 
 
 class SettingsPatch(Schema):

@@ -16,7 +16,7 @@ def api_key_lookup(*, raw: str) -> ApiKey | None:
     prefix, sep, secret = raw[len(KEY_PREFIX) :].partition("_")
     if not sep or not prefix or not secret or len(raw) > 200:
         return None
-    api_key = ApiKey.objects.active().select_related("agent").filter(prefix=prefix).first()
+    api_key = ApiKey.objects.active().select_related("agent__team").filter(prefix=prefix).first()
     if api_key is None or not hmac.compare_digest(api_key.hashed_key, hash_key(raw)):
         return None
     return api_key

@@ -13,7 +13,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from apps.agents.config import FIELD_NAMES, validate_overrides
+from apps.agents.config import FIELD_NAMES, validate_ceilings, validate_overrides
 from apps.agents.models import Agent, ApiKey, AuditEvent, MemberRole, Membership, Team
 from apps.core.errors import Conflict, InvalidInput
 
@@ -83,19 +83,32 @@ def api_key_touch(*, api_key: ApiKey, every_seconds: int) -> None:
 
 
 def agent_update_settings(*, agent: Agent, changes: dict[str, Any]) -> Agent:
-    """Merge validated overrides into the agent's settings; a None value restores the default."""
+    """Merge validated overrides into the agent's settings; a None value restores the default.
+    InvalidInput names the first unknown key, bad value or value over the team's ceiling."""
     for key in changes:
         if key not in FIELD_NAMES:
             raise InvalidInput(f"unknown setting '{key}'", loc=["body", "settings", key])
-    values = validate_overrides({k: v for k, v in changes.items() if v is not None})
     with transaction.atomic():
-        agent = Agent.objects.select_for_update().get(pk=agent.pk)
+        agent = (
+            Agent.objects.select_for_update(of=("self",)).select_related("team").get(pk=agent.pk)
+        )
+        values = validate_overrides(
+            {k: v for k, v in changes.items() if v is not None}, agent.team.ceilings
+        )
         merged = {**agent.settings, **values}
         for key in (k for k, v in changes.items() if v is None):
             merged.pop(key, None)
         agent.settings = merged
         agent.save(update_fields=["settings", "updated_at"])
     return agent
+
+
+def team_set_ceilings(*, team: Team, ceilings: dict[str, Any]) -> Team:
+    """Replace the team's ceilings (setting -> ceiling, at most the global maximum); they
+    bound its agents' effective settings at once. InvalidInput names the first bad key."""
+    team.ceilings = validate_ceilings(ceilings)
+    team.save(update_fields=["ceilings"])
+    return team
 
 
 def membership_set(*, team: Team, user, role: str) -> Membership:

@@ -1,7 +1,6 @@
 """Conversation endpoints: sessions, messages, the hot window."""
 
 from ninja import Query, Router, Status
-from ninja.errors import HttpError
 
 from apps.conversations import search, selectors, services
 from apps.conversations.schemas import (
@@ -16,7 +15,6 @@ from apps.conversations.schemas import (
     WindowOut,
 )
 from apps.conversations.selectors import as_utc
-from apps.providers.embeddings import EmbeddingError
 
 router = Router(tags=["sessions"])
 search_router = Router(tags=["search"])
@@ -76,30 +74,31 @@ def _search_message(m) -> dict:
 
 @search_router.post("/search", response=ChatSearchOut)
 def search_chat_history(request, payload: ChatSearchIn):
-    """Search the agent's messages: semantic (default), keyword, hybrid or contains."""
+    """Search the agent's messages: semantic (default), keyword, hybrid or contains.
+
+    When the query cannot be embedded, semantic and hybrid answer from BM25 with
+    `degraded: ["semantic"]`."""
     agent = request.auth
     session = (
         selectors.session_get(agent=agent, ref=payload.session_id) if payload.session_id else None
     )
     roles = [payload.role] if isinstance(payload.role, str) else payload.role
-    try:
-        result = search.message_search(
-            agent=agent,
-            query=payload.query,
-            mode=payload.mode,
-            k=payload.k,
-            session=session,
-            roles=roles,
-            after=as_utc(payload.after) if payload.after else None,
-            before=as_utc(payload.before) if payload.before else None,
-            metadata=payload.metadata,
-            min_score=payload.min_score,
-        )
-    except EmbeddingError as exc:
-        raise HttpError(503, f"the query could not be embedded: {exc}") from exc
+    result = search.message_search(
+        agent=agent,
+        query=payload.query,
+        mode=payload.mode,
+        k=payload.k,
+        session=session,
+        roles=roles,
+        after=as_utc(payload.after) if payload.after else None,
+        before=as_utc(payload.before) if payload.before else None,
+        metadata=payload.metadata,
+        min_score=payload.min_score,
+    )
     return {
         "query": result.query,
         "mode": result.mode,
+        "degraded": result.degraded,
         "hits": [
             {
                 **_search_message(h.message),

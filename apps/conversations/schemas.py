@@ -2,10 +2,12 @@
 
 import uuid
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from ninja import Schema
-from pydantic import Field
+from pydantic import AfterValidator, Field
+
+from apps.core.fields import FiniteFloat, JsonObject, JsonObjectList, UtcDatetime, bounded_json
 
 RoleName = Literal["user", "assistant", "tool", "system"]
 SessionKey = str
@@ -17,8 +19,8 @@ class PageQuery(Schema):
 
 
 class MessageQuery(PageQuery):
-    after: datetime | None = None
-    before: datetime | None = None
+    after: UtcDatetime | None = None
+    before: UtcDatetime | None = None
     role: list[RoleName] | None = None
     order: str = Field("asc", pattern="^(asc|desc)$")
 
@@ -32,12 +34,12 @@ class SessionIn(Schema):
         description="The agent's own identifier for the session; a session with it is reused.",
     )
     title: str = Field("", max_length=500)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: JsonObject = Field(default_factory=dict)
 
 
 class SessionPatch(Schema):
     title: str | None = Field(None, max_length=500)
-    metadata: dict[str, Any] | None = None
+    metadata: JsonObject | None = None
 
 
 class SessionOut(Schema):
@@ -60,12 +62,12 @@ class MessageIn(Schema):
     name: str = Field("", max_length=200, description="The participant, as in OpenAI's format.")
     tool_call_id: str | None = Field(None, max_length=200)
     tool_name: str | None = Field(None, max_length=200)
-    tool_calls: list[dict[str, Any]] | None = None
-    created_at: datetime | None = Field(
+    tool_calls: JsonObjectList | None = None
+    created_at: UtcDatetime | None = Field(
         None, description="ISO 8601; a time without offset is taken as UTC."
     )
     importance: float | None = Field(None, ge=0.0, le=1.0)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: JsonObject = Field(default_factory=dict)
     idempotency_key: str | None = Field(None, min_length=1, max_length=200)
     is_error: bool = Field(
         False,
@@ -135,10 +137,10 @@ class ChatSearchIn(Schema):
     k: int = Field(10, ge=1, le=100)
     session_id: str | None = None
     role: str | list[str] | None = None
-    after: datetime | None = None
-    before: datetime | None = None
-    metadata: dict[str, Scalar] | None = None
-    min_score: float | None = None
+    after: UtcDatetime | None = None
+    before: UtcDatetime | None = None
+    metadata: Annotated[dict[str, Scalar], AfterValidator(bounded_json)] | None = None
+    min_score: FiniteFloat | None = None
 
 
 class LegOut(Schema):
@@ -170,5 +172,10 @@ class ChatSearchWindowOut(Schema):
 class ChatSearchOut(Schema):
     query: str
     mode: SearchMode
+    degraded: list[str] = Field(
+        default_factory=list,
+        description='Legs that could not run: ["semantic"] when the query could not be '
+        "embedded and keyword (BM25) results stand in. Empty when healthy.",
+    )
     hits: list[ChatSearchHitOut]
     windows: list[ChatSearchWindowOut]

@@ -7,7 +7,7 @@ archive and the hot window, and merged context windows around the hits.
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from django.conf import settings
@@ -16,6 +16,7 @@ from django.db.models import F, Q, QuerySet
 from apps.agents.models import Agent
 from apps.conversations.models import Message, Role, Session
 from apps.core.errors import InvalidInput
+from apps.providers.embeddings import EmbeddingError
 from apps.search.adjacency import adjacent
 from apps.search.corpora import get_corpus
 from apps.search.hybrid import Scope, hybrid_search
@@ -24,6 +25,7 @@ from apps.search.ranking import FusedHit, LegRank, single
 
 CORPUS = "messages"
 MODES = ("semantic", "keyword", "hybrid", "contains")
+SEMANTIC = "semantic"  # named in `degraded` when the query could not be embedded
 # Hybrid (docs/search.md, "What got LoCoMo to 0.66"): each leg is read 50 deep, fused by
 # RRF with a rank constant of 10 (60 was tuned for 1000-deep TREC runs; with short lists it
 # flattens the difference between rank 1 and rank 20), then every hit passes a fifth of its
@@ -54,6 +56,7 @@ class SearchResult:
     mode: str
     hits: list[SearchHit]
     windows: list[ContextWindow] = field(default_factory=list)
+    degraded: list[str] = field(default_factory=list)  # ["semantic"]: keyword stood in
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,7 @@ class _Request:
     k: int
     scope: QuerySet[Message] | None  # None: agent-wide and unfiltered
     exact: bool  # one session is small: an exact scan beats the agent-wide ANN index
+    degraded: list[str] = field(default_factory=list)  # legs that could not run
 
 
 def _validate(query: str, mode: str, k: int, metadata: dict | None) -> None:
@@ -116,11 +120,17 @@ def _narrowed(r: _Request, q: Q) -> QuerySet[Message]:
 
 
 def _semantic(r: _Request) -> list[FusedHit]:
-    return single(
-        vector_search(
+    """Cosine to the query; BM25 over the same scope when the query cannot be embedded."""
+    try:
+        hits = vector_search(
             CORPUS, agent_id=r.agent.id, query=r.query, limit=r.k, queryset=r.scope, exact=r.exact
         )
-    )
+    except EmbeddingError:
+        r.degraded.append(SEMANTIC)
+        hits = keyword_search(
+            CORPUS, agent_id=r.agent.id, query=r.query, limit=r.k, queryset=r.scope
+        )
+    return single(hits)
 
 
 def _contains(r: _Request) -> list[FusedHit]:
@@ -138,7 +148,7 @@ def _contains(r: _Request) -> list[FusedHit]:
 
 def _hybrid(r: _Request) -> list[FusedHit]:
     config = r.agent.config
-    return hybrid_search(
+    result = hybrid_search(
         agent_id=r.agent.id,
         query=r.query,
         scopes=[Scope(CORPUS, queryset=r.scope, exact=r.exact)],
@@ -147,7 +157,11 @@ def _hybrid(r: _Request) -> list[FusedHit]:
         rrf_k=HYBRID_RRF_K,
         neighbour_weight=HYBRID_NEIGHBOUR_WEIGHT,
         rerank_depth=config.rerank_candidates if config.rerank else 0,
-    ).hits
+        require_vector=False,  # without the vector leg, BM25 (and neighbours) still rank
+    )
+    if result.vector_error:
+        r.degraded.append(SEMANTIC)
+    return result.hits
 
 
 def _keyword(r: _Request) -> list[FusedHit]:
@@ -188,7 +202,9 @@ def message_search(
     semantic: cosine to the query; keyword: BM25 over the archive (before each session's
     compaction cutoff) plus substring matches in the hot window; hybrid: RRF of BM25 and
     vector over everything; contains: substring, newest first. No score cutoff unless
-    `min_score` is given. Raises InvalidInput, or EmbeddingError for an unembeddable query.
+    `min_score` is given. When the query cannot be embedded, semantic and hybrid fall back to
+    BM25 over the same scope, say so in `degraded`, and ignore `min_score` (a cosine cutoff
+    means nothing on BM25 scores). Raises InvalidInput.
     """
     _validate(query, mode, k, metadata)
     scope = _scope(
@@ -196,9 +212,10 @@ def message_search(
     )
     request = _Request(agent=agent, query=query, k=k, scope=scope, exact=session is not None)
     fused = _MODES[mode](request)
-    if min_score is not None:
+    if min_score is not None and not request.degraded:
         fused = [h for h in fused if h.score >= min_score]
-    return _with_windows(agent, query, mode, fused)
+    result = _with_windows(agent, query, mode, fused)
+    return replace(result, degraded=request.degraded)
 
 
 def _load_spans(agent: Agent, fused: list[FusedHit]) -> tuple[dict, list[Message], dict]:

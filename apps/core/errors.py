@@ -24,6 +24,11 @@ class InvalidInput(ApplicationError):
     """A value is well-formed JSON but not acceptable."""
 
 
+class BadRequest(InvalidInput):
+    """A query or path parameter (a cursor, say) that cannot be read at all: 400, not 422.
+    An InvalidInput, so callers that catch those still catch it."""
+
+
 class PayloadTooLarge(ApplicationError):
     """A value or batch is over a configured size limit."""
 

@@ -1,10 +1,60 @@
-"""A vector column that works on both deployments."""
+"""A vector column that works on both deployments, and the request field types every
+schema shares (datetimes, free-form JSON)."""
 
-from typing import Any
+from datetime import UTC, datetime
+from typing import Annotated, Any
 
 import numpy as np
 from django.core import checks
 from django.db import models
+from pydantic import AfterValidator, Field
+from pydantic_core import PydanticCustomError
+
+from apps.core.validation import json_depth, json_size
+
+MAX_JSON_BYTES = 64 * 1024
+MAX_JSON_DEPTH = 20
+
+
+def _utc(value: datetime) -> datetime:
+    """Aware UTC; a time without offset is taken as UTC. Refused when UTC leaves 1-9999."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise PydanticCustomError(
+            "datetime_range", "datetime must be within year 1 to 9999 in UTC"
+        ) from None
+
+
+def bounded_json(value: Any) -> Any:
+    """At most MAX_JSON_BYTES serialised and MAX_JSON_DEPTH levels deep."""
+    depth = json_depth(value)
+    if depth > MAX_JSON_DEPTH:
+        raise PydanticCustomError(
+            "json_too_deep",
+            "JSON is nested {depth} levels deep; the limit is {limit}",
+            {"depth": depth, "limit": MAX_JSON_DEPTH},
+        )
+    size = json_size(value)
+    if size > MAX_JSON_BYTES:
+        # memoryhub/api.py answers this error type with 413.
+        raise PydanticCustomError(
+            "json_too_large",
+            "JSON is {size} bytes serialised; the limit is {limit}",
+            {"size": size, "limit": MAX_JSON_BYTES},
+        )
+    return value
+
+
+# Request datetimes: any offset, stored and compared as aware UTC.
+UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
+# Free-form JSON a client stores with a row (metadata, tool calls, arguments).
+JsonObject = Annotated[dict[str, Any], AfterValidator(bounded_json)]
+JsonObjectList = Annotated[list[dict[str, Any]], AfterValidator(bounded_json)]
+# Floats that must compare sanely: no NaN or infinity, even spelled as strings.
+FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
 
 
 def _parse_text(value: str) -> np.ndarray:

@@ -1,7 +1,9 @@
 """Checks for /healthz. Each entry of MEMORYHUB_HEALTH_CHECKS is a callable returning
-`(key, body, ok)`: `body` appears under `key` in the JSON, and any `ok` False makes the
-answer 503. Apps contribute their own (providers, the embedding backlog) through the
-setting, so this module imports none of them."""
+`(key, body, ok)`: `body` appears under `key` in the JSON. A failing check whose key is in
+MEMORYHUB_HEALTH_CRITICAL (the database) answers 503; any other answers 200 "degraded".
+Apps contribute their own (providers, the embedding backlog) through the setting, so this
+module imports none of them. Name each check `<key>_report`: a check that raises is shown
+as `{"ok": false}` under that key."""
 
 from dataclasses import dataclass
 

@@ -1,14 +1,13 @@
 """Keyset (cursor) pagination: stable under concurrent inserts, no OFFSET scans."""
 
-import base64
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
+from django.core import signing
 from django.db.models import Model, Q, QuerySet
 
-from apps.core.errors import InvalidInput
+from apps.core.errors import BadRequest
 
 T = TypeVar("T", bound=Model)
 
@@ -19,21 +18,43 @@ class Page(Generic[T]):
     next_cursor: str | None
 
 
-def encode_cursor(values: list[Any]) -> str:
-    raw = json.dumps([v.isoformat() if isinstance(v, datetime) else str(v) for v in values])
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+def _signer(purpose: str) -> signing.Signer:
+    # A salt per purpose: a cursor from one listing is refused by every other.
+    return signing.Signer(salt=f"memoryhub.cursor.{purpose}")
 
 
-def decode_cursor(cursor: str, *, size: int) -> list[str]:
-    """Return the cursor's values, or raise InvalidInput naming the `cursor` parameter."""
+def _invalid() -> BadRequest:
+    return BadRequest("invalid cursor", loc=["query", "cursor"])
+
+
+def encode_cursor(values: list[Any], *, purpose: str = "cursor") -> str:
+    """An opaque, signed cursor holding `values` (datetimes as ISO 8601, the rest as str)."""
+    raw = [v.isoformat() if isinstance(v, datetime) else str(v) for v in values]
+    return _signer(purpose).sign_object(raw, compress=False)
+
+
+def decode_cursor(cursor: str, *, size: int, purpose: str = "cursor") -> list[str]:
+    """The cursor's `size` values; BadRequest (400) naming `cursor` when it is not one we
+    signed for `purpose`."""
     try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        values = json.loads(base64.urlsafe_b64decode(padded.encode()).decode())
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InvalidInput("malformed cursor", loc=["query", "cursor"]) from exc
+        values = _signer(purpose).unsign_object(cursor)
+    except (signing.BadSignature, ValueError, UnicodeError) as exc:
+        raise _invalid() from exc
     if not isinstance(values, list) or len(values) != size:
-        raise InvalidInput("malformed cursor", loc=["query", "cursor"])
-    return [str(v) for v in values]
+        raise _invalid()
+    if not all(isinstance(v, str) for v in values):
+        raise _invalid()
+    return values
+
+
+def decode_id_cursor(cursor: str | None, *, model: type[Model]) -> int | None:
+    """The last id an id_paginate cursor of `model` names (None: the first page)."""
+    if not cursor:
+        return None
+    (value,) = decode_cursor(cursor, size=1, purpose=f"id.{model._meta.label_lower}")
+    if not value.isdigit() or len(value) > 19:
+        raise _invalid()
+    return int(value)
 
 
 def keyset_paginate(
@@ -46,12 +67,13 @@ def keyset_paginate(
 ) -> Page[T]:
     """One page of `qs` ordered by two fields (a timestamp and a unique tie-breaker)."""
     first, second = fields
+    purpose = f"keyset.{qs.model._meta.label_lower}.{first}.{second}"
     if cursor:
-        a, b = decode_cursor(cursor, size=2)
+        a, b = decode_cursor(cursor, size=2, purpose=purpose)
         try:
             a_value = datetime.fromisoformat(a)
         except ValueError as exc:
-            raise InvalidInput("malformed cursor", loc=["query", "cursor"]) from exc
+            raise _invalid() from exc
         op = "lt" if descending else "gt"
         qs = qs.filter(
             Q(**{f"{first}__{op}": a_value}) | Q(**{first: a_value, f"{second}__{op}": b})
@@ -62,14 +84,18 @@ def keyset_paginate(
     if len(rows) > limit:
         rows = rows[:limit]
         last = rows[-1]
-        next_cursor = encode_cursor([getattr(last, first), getattr(last, second)])
+        next_cursor = encode_cursor([getattr(last, first), getattr(last, second)], purpose=purpose)
     return Page(items=rows, next_cursor=next_cursor)
 
 
 def id_paginate(qs: QuerySet[T], *, after_id: int | None, limit: int) -> Page[T]:
-    """One page of `qs` in primary-key order; the cursor is the last id of the page."""
+    """One page of `qs` in primary-key order; the cursor (read back by decode_id_cursor)
+    signs the last id of the page."""
     if after_id is not None:
         qs = qs.filter(pk__gt=after_id)
     rows = list(qs.order_by("pk")[: limit + 1])
-    next_cursor = str(rows[limit - 1].pk) if len(rows) > limit else None
+    next_cursor = None
+    if len(rows) > limit:
+        purpose = f"id.{qs.model._meta.label_lower}"
+        next_cursor = encode_cursor([rows[limit - 1].pk], purpose=purpose)
     return Page(items=rows[:limit], next_cursor=next_cursor)

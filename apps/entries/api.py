@@ -8,7 +8,9 @@ from django.http import HttpRequest
 from ninja import Query, Router, Schema, Status
 from pydantic import Field
 
+from apps.core.pagination import decode_id_cursor
 from apps.entries import selectors, services
+from apps.entries.models import Entry
 from apps.entries.schemas import (
     AliasOut,
     EntryAliasIn,
@@ -25,7 +27,7 @@ router = Router(tags=["entries"])
 
 class ListQuery(Schema):
     kind: str | None = Field(None, pattern="^(note|archive)$")
-    cursor: int | None = Field(None, ge=0)
+    cursor: str | None = Field(None, max_length=500, description="An opaque next_cursor.")
     limit: int = Field(100, ge=1, le=500)
 
 
@@ -49,9 +51,12 @@ def add_entry(request, payload: EntryIn):
 
 @router.get("/entries", response=EntryPage)
 def list_entries(request, query: Query[ListQuery]):
-    """Entries in id (insert) order, without content; `cursor` is the last id seen."""
+    """Entries in id (insert) order, without content; `cursor` is a page's next_cursor."""
     page = selectors.entries_page(
-        agent=request.auth, kind=query.kind, after_id=query.cursor, limit=query.limit
+        agent=request.auth,
+        kind=query.kind,
+        after_id=decode_id_cursor(query.cursor, model=Entry),
+        limit=query.limit,
     )
     return {"items": page.items, "next_cursor": page.next_cursor}
 

@@ -4,8 +4,9 @@ The archive is a gzip'd tar. Each entry is a file at its name (`MEMORY.md`,
 `memory/2026-01-31.md`, ...), with `.memoryhub/manifest.json` holding what a file cannot
 (kind, aliases, created_at). Members are sorted with fixed owner, mode and mtime 0, and gzip
 carries no timestamp, so exporting an imported archive reproduces it byte for byte.
-Import reads members in memory only (nothing touches the disk), refuses links, devices and
-unsafe paths, and overwrites existing entries only with `force`.
+Import streams the archive within the agent's import limits (apps.entries.archive), reads
+members in memory only (nothing touches the disk), refuses links, devices and unsafe paths,
+checks the manifest's shape, and overwrites existing entries only with `force`.
 
 Generated files (seed 004's memory/HISTORY*.md, rendered by apps.lifecycle, and seed 001's
 learnings/*.md, rendered by apps.learnings) travel in the archive too, listed under
@@ -18,15 +19,19 @@ import io
 import json
 import tarfile
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
+from typing import BinaryIO
 
 from django.db import transaction
 from django.utils import timezone
+from pydantic import BaseModel, ConfigDict
+from pydantic import ValidationError as PydanticValidationError
 
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
-from apps.core.errors import Conflict, InvalidInput, PayloadTooLarge
+from apps.core.errors import Conflict, InvalidInput
 from apps.entries import names
+from apps.entries.archive import ArchiveLimits, check_declared_size, read_members
 from apps.entries.models import Action, Entry, EntryAlias, Kind
 from apps.entries.selectors import entries_all
 from apps.entries.services import entry_change_record, entry_set_content
@@ -35,8 +40,6 @@ from apps.providers.tokens import count_tokens_batch
 FORMAT = "memoryhub-workspace"
 VERSION = 1
 MANIFEST = f"{names.META_DIR}/manifest.json"
-MAX_MEMBERS = 100_000
-MAX_UNPACKED_BYTES = 256 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -112,60 +115,50 @@ class _Item:
     created_at: datetime | None
 
 
-def _read_archive(data: bytes) -> tuple[dict[str, str], dict | None]:
-    """Files by path and the parsed manifest; InvalidInput for anything unsafe or malformed."""
-    loc = ["body"]
+@dataclass(frozen=True)
+class WorkspaceArchive:
+    """An uploaded archive, read and checked, ready to write."""
+
+    items: list[_Item]
+    generated: dict[str, str]  # generated files (name -> text), for their owner
+
+
+def _check_text(value: str, what: str) -> None:
+    # A lone surrogate (from a non-UTF-8 tar name or a JSON escape) cannot be stored.
     try:
-        tar = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")  # noqa: SIM115 - `with` below
-    except (tarfile.TarError, OSError, EOFError) as exc:
-        raise InvalidInput("not a tar or tar.gz archive", loc=loc) from exc
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInput(f"{what} is not valid UTF-8", loc=["body"]) from exc
+
+
+def _read_archive(source: BinaryIO, limits: ArchiveLimits) -> tuple[dict[str, str], bytes | None]:
+    """Files by path and the manifest's bytes; InvalidInput for anything unsafe or malformed,
+    PayloadTooLarge past a limit (checked while streaming)."""
+    loc = ["body"]
     files: dict[str, str] = {}
-    folders: set[str] = set()
     manifest = None
-    total = 0
-    with tar:
-        try:
-            members = tar.getmembers()
-        except (tarfile.TarError, OSError, EOFError) as exc:
-            raise InvalidInput("the archive is truncated or corrupt", loc=loc) from exc
-        if len(members) > MAX_MEMBERS:
-            raise PayloadTooLarge(f"more than {MAX_MEMBERS} members in the archive", loc=loc)
-        for member in members:
-            path = member.name.removeprefix("./").rstrip("/") if member.isdir() else member.name
-            if member.isdir():
-                if path in ("", "."):
-                    continue
-                if path != names.META_DIR:
-                    names.validate_name(path, loc=[*loc, member.name])
-                folders.add(path)
-                continue
-            if not member.isreg():
-                raise InvalidInput(
-                    f"'{member.name}' is not a regular file (links and devices are refused)",
-                    loc=loc,
-                )
-            total += member.size
-            if total > MAX_UNPACKED_BYTES:
-                raise PayloadTooLarge(f"the archive unpacks to over {MAX_UNPACKED_BYTES} bytes")
-            path = path.removeprefix("./")
-            handle = tar.extractfile(member)
-            body = handle.read() if handle else b""
-            if path == MANIFEST:
-                try:
-                    manifest = json.loads(body.decode("utf-8"))
-                except (UnicodeDecodeError, ValueError) as exc:
-                    raise InvalidInput("the manifest is not valid JSON", loc=loc) from exc
-                continue
-            if not names.is_generated(path):
+    for member in read_members(source, limits):
+        path = member.path
+        _check_text(path, f"the member name {path!r}")
+        if member.is_dir:
+            if path not in ("", ".", names.META_DIR):
                 names.validate_name(path, loc=[*loc, member.name])
-            if path in files:
-                raise InvalidInput(f"'{path}' appears twice in the archive", loc=loc)
-            try:
-                files[path] = body.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InvalidInput(f"'{path}' is not UTF-8 text", loc=loc) from exc
-            if "\x00" in files[path]:
-                raise InvalidInput(f"'{path}' contains NUL characters", loc=loc)
+            continue
+        if path == MANIFEST:
+            if manifest is not None:
+                raise InvalidInput(f"'{MANIFEST}' appears twice in the archive", loc=loc)
+            manifest = member.data
+            continue
+        if not names.is_generated(path):
+            names.validate_name(path, loc=[*loc, member.name])
+        if path in files:
+            raise InvalidInput(f"'{path}' appears twice in the archive", loc=loc)
+        try:
+            files[path] = member.data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(f"'{path}' is not UTF-8 text", loc=loc) from exc
+        if "\x00" in files[path]:
+            raise InvalidInput(f"'{path}' contains NUL characters", loc=loc)
     for path in files:
         for parent in names.parent_paths(path):
             if parent in files:
@@ -173,56 +166,104 @@ def _read_archive(data: bytes) -> tuple[dict[str, str], dict | None]:
     return files, manifest
 
 
-def _split_generated(files: dict[str, str], manifest: dict | None) -> dict[str, str]:
+class _ManifestEntry(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+    name: str
+    kind: str = Kind.NOTE.value
+    aliases: list[str] | None = None
+    created_at: str | None = None
+
+
+class _Manifest(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")  # later versions may add keys
+
+    format: str
+    version: int | None = None
+    generated: list[str] | None = None
+    entries: list[_ManifestEntry] | None = None
+
+
+def _parse_manifest(raw: bytes | None) -> _Manifest | None:
+    """The manifest, checked; InvalidInput naming what is wrong (never a TypeError)."""
+    if raw is None:
+        return None
+    loc = ["body", "manifest"]
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InvalidInput("the manifest is not UTF-8", loc=loc) from exc
+    except RecursionError as exc:
+        raise InvalidInput("the manifest is nested too deeply", loc=loc) from exc
+    except ValueError as exc:
+        raise InvalidInput("the manifest is not valid JSON", loc=loc) from exc
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise InvalidInput(f"the manifest is not a {FORMAT} manifest", loc=loc)
+    try:
+        manifest = _Manifest.model_validate(data)
+    except PydanticValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise InvalidInput(
+            f"the manifest's {where}: {err['msg']}", loc=[*loc, *err["loc"]]
+        ) from exc
+    if manifest.version is not None and manifest.version > VERSION:
+        raise InvalidInput(f"manifest version {manifest.version} is newer than {VERSION}", loc=loc)
+    return manifest
+
+
+def _split_generated(files: dict[str, str], manifest: _Manifest | None) -> dict[str, str]:
     """Remove the generated files from `files` and return them."""
-    listed = manifest.get("generated") if isinstance(manifest, dict) else None
-    if listed is not None and (
-        not isinstance(listed, list) or not all(isinstance(n, str) for n in listed)
-    ):
-        raise InvalidInput("the manifest's 'generated' is not a list of names", loc=["body"])
-    wanted = {n for n in files if names.is_generated(n)} | set(listed or ())
+    listed = (manifest.generated if manifest else None) or []
+    wanted = {n for n in files if names.is_generated(n)} | set(listed)
     return {n: files.pop(n) for n in sorted(wanted) if n in files}
 
 
-def _items(files: dict[str, str], manifest: dict | None) -> list[_Item]:
-    meta: dict[str, dict] = {}
-    order: list[str] = []
-    if manifest is not None:
-        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-            raise InvalidInput(f"the manifest is not a {FORMAT} manifest", loc=["body"])
-        for row in manifest.get("entries") or []:
-            if not isinstance(row, dict) or not isinstance(row.get("name"), str):
-                raise InvalidInput("a manifest entry has no name", loc=["body"])
-            if row["name"] not in files:
-                raise InvalidInput(f"'{row['name']}' is in the manifest but not in the archive")
-            meta[row["name"]] = row
-            order.append(row["name"])
+def _created_at(name: str, value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        created_at = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise InvalidInput(f"'{name}' has a malformed created_at", loc=["body"]) from exc
+    if created_at.tzinfo is None:
+        raise InvalidInput(f"'{name}' created_at has no UTC offset", loc=["body"])
+    try:
+        return created_at.astimezone(UTC)
+    except OverflowError as exc:
+        raise InvalidInput(f"'{name}' created_at is out of range in UTC", loc=["body"]) from exc
+
+
+def _item(name: str, content: str, row: _ManifestEntry | None) -> _Item:
+    kind = row.kind if row else Kind.NOTE.value
+    if kind not in Kind.values:
+        raise InvalidInput(f"'{name}' has unknown kind '{kind}'", loc=["body"])
+    aliases = (row.aliases if row else None) or []
+    for alias in aliases:
+        _check_text(alias, f"an alias of '{name}'")
+        names.validate_name(alias, loc=["body", name, "aliases"])
+    created_at = _created_at(name, row.created_at if row else None)
+    return _Item(name, content, kind, aliases, created_at)
+
+
+def _items(files: dict[str, str], manifest: _Manifest | None) -> list[_Item]:
+    meta: dict[str, _ManifestEntry] = {}
+    for row in (manifest.entries if manifest else None) or []:
+        _check_text(row.name, "a manifest entry's name")
+        if row.name not in files:
+            raise InvalidInput(
+                f"'{row.name}' is in the manifest but not in the archive", loc=["body"]
+            )
+        if row.name in meta:
+            raise InvalidInput(f"'{row.name}' is in the manifest twice", loc=["body"])
+        meta[row.name] = row
     # Manifest order first (it is the original id order), then files it does not list.
-    order += sorted(set(files) - set(meta))
-    items = []
-    for name in order:
-        row = meta.get(name, {})
-        kind = row.get("kind", Kind.NOTE)
-        if kind not in Kind.values:
-            raise InvalidInput(f"'{name}' has unknown kind '{kind}'", loc=["body"])
-        aliases = row.get("aliases") or []
-        if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
-            raise InvalidInput(f"'{name}' has malformed aliases", loc=["body"])
-        for alias in aliases:
-            names.validate_name(alias, loc=["body", name, "aliases"])
-        created_at = None
-        if row.get("created_at"):
-            try:
-                created_at = datetime.fromisoformat(row["created_at"])
-            except (TypeError, ValueError) as exc:
-                raise InvalidInput(f"'{name}' has a malformed created_at", loc=["body"]) from exc
-            if created_at.tzinfo is None:
-                raise InvalidInput(f"'{name}' created_at has no UTC offset", loc=["body"])
-        items.append(_Item(name, files[name], kind, aliases, created_at))
+    order = [*meta, *sorted(set(files) - set(meta))]
+    items = [_item(name, files[name], meta.get(name)) for name in order]
     claimed: dict[str, str] = {}
     for item in items:
         for label in (item.name, *item.aliases):
-            if label in claimed and claimed[label] != item.name:
+            if label in claimed:
                 raise InvalidInput(f"'{label}' names two entries in the archive", loc=["body"])
             claimed[label] = item.name
     return items
@@ -281,15 +322,29 @@ def _write_items(agent: Agent, items: list[_Item], existing: dict, changed_by: s
     return overwritten
 
 
-@transaction.atomic
-def workspace_import(
-    *, agent: Agent, data: bytes, force: bool = False, changed_by: str = "agent"
-) -> ImportResult:
-    """Load an exported workspace; Conflict if any name exists and `force` is not set.
-    Generated files come back in the result, for the app that renders them."""
-    files, manifest = _read_archive(data)
+def workspace_read(
+    *, agent: Agent, source: BinaryIO | bytes, declared_size: int | None = None
+) -> WorkspaceArchive:
+    """Read and check an uploaded archive as a stream, within the agent's import limits
+    (its team's ceilings); writes nothing. PayloadTooLarge past a limit, InvalidInput for
+    anything unsafe or malformed."""
+    limits = ArchiveLimits.of(agent.config)
+    if isinstance(source, bytes | bytearray):
+        declared_size, source = len(source), io.BytesIO(source)
+    check_declared_size(declared_size, limits)
+    files, raw_manifest = _read_archive(source, limits)
+    manifest = _parse_manifest(raw_manifest)
     generated = _split_generated(files, manifest)
-    items = _items(files, manifest)
+    return WorkspaceArchive(items=_items(files, manifest), generated=generated)
+
+
+@transaction.atomic
+def workspace_write(
+    *, agent: Agent, archive: WorkspaceArchive, force: bool = False, changed_by: str = "agent"
+) -> ImportResult:
+    """Write a read archive's entries; Conflict if any name exists and `force` is not set.
+    Generated files come back in the result, for the app that renders them."""
+    items = archive.items
     lock_agent(agent)
     existing = {e.name: e for e in Entry.objects.filter(agent=agent)}
     alias_owner = dict(EntryAlias.objects.filter(agent=agent).values_list("name", "entry__name"))
@@ -299,5 +354,13 @@ def workspace_import(
         created=len(items) - overwritten,
         overwritten=overwritten,
         names=[i.name for i in items],
-        generated=generated,
+        generated=archive.generated,
     )
+
+
+def workspace_import(
+    *, agent: Agent, data: BinaryIO | bytes, force: bool = False, changed_by: str = "agent"
+) -> ImportResult:
+    """workspace_read, then workspace_write: all or nothing."""
+    archive = workspace_read(agent=agent, source=data)
+    return workspace_write(agent=agent, archive=archive, force=force, changed_by=changed_by)

@@ -3,7 +3,9 @@
 from ninja import Query, Router, Schema, Status
 from pydantic import Field
 
+from apps.core.pagination import decode_id_cursor
 from apps.facts import selectors, services
+from apps.facts.models import Fact
 from apps.facts.schemas import (
     FactIn,
     FactOut,
@@ -21,7 +23,7 @@ router = Router(tags=["facts"])
 class FactQuery(Schema):
     category: str | None = Field(None, max_length=100)
     include_superseded: bool = False
-    cursor: int | None = Field(None, ge=0)
+    cursor: str | None = Field(None, max_length=500, description="An opaque next_cursor.")
     limit: int = Field(100, ge=1, le=500)
 
 
@@ -31,7 +33,7 @@ def list_facts(request, query: Query[FactQuery]):
         agent=request.auth,
         category=query.category,
         include_superseded=query.include_superseded,
-        after_id=query.cursor,
+        after_id=decode_id_cursor(query.cursor, model=Fact),
         limit=query.limit,
     )
     return {"items": page.items, "next_cursor": page.next_cursor}

@@ -7,6 +7,8 @@ from typing import Any, Literal
 from ninja import Schema
 from pydantic import Field
 
+from apps.core.fields import JsonObject
+
 OutcomeName = Literal["open", "resolved", "failed", "abandoned"]
 KindName = Literal["error", "correction"]
 StatusName = Literal["active", "pending", "archived"]
@@ -15,8 +17,8 @@ StatusName = Literal["active", "pending", "archived"]
 class ErrorIn(Schema):
     tool_name: str = Field(..., max_length=200)
     error: str
-    arguments: dict[str, Any] | None = None
-    context: dict[str, Any] | None = None
+    arguments: JsonObject | None = None
+    context: JsonObject | None = None
     strategy: str = Field("", description="What was tried.")
     outcome: OutcomeName = "open"
     resolution: str = ""
@@ -65,6 +67,11 @@ class ErrorHitOut(Schema):
 
 class ErrorSearchOut(Schema):
     items: list[ErrorHitOut]
+    degraded: list[str] = Field(
+        default_factory=list,
+        description='["semantic"] when the query could not be embedded and the substring leg '
+        "answered alone. Empty when healthy.",
+    )
 
 
 class HintOut(Schema):

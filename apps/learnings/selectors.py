@@ -1,8 +1,7 @@
 """Reads for error memory and learnings, always scoped to one agent. Searches and hints do
 not write: callers refresh the TTL of what they return (services.errors_touch)."""
 
-import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from apps.agents.models import Agent
 from apps.core.errors import InvalidInput, NotFound
@@ -40,6 +39,12 @@ class ErrorHit:
     record: ErrorRecord
     score: float
     legs: dict[str, float]
+
+
+@dataclass(frozen=True)
+class ErrorSearch:
+    items: list[ErrorHit]
+    degraded: list[str] = field(default_factory=list)  # ["semantic"]: query not embedded
 
 
 def error_get(*, agent: Agent, error_id: int) -> ErrorRecord:
@@ -111,8 +116,9 @@ def errors_first_seen_in(*, agent: Agent, session_id) -> set[int]:
     )
 
 
-def errors_search(*, agent: Agent, query: str, tool_name: str | None, k: int) -> list[ErrorHit]:
-    """Seed 000's search_error_memory: substring and vector matches, fused by RRF."""
+def errors_search(*, agent: Agent, query: str, tool_name: str | None, k: int) -> ErrorSearch:
+    """Seed 000's search_error_memory: substring and vector matches, fused by RRF; the
+    substring leg alone, with `degraded` ["semantic"], when the query cannot be embedded."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must not be empty", loc=["body", "query"])
     if "\x00" in query:
@@ -131,15 +137,19 @@ def errors_search(*, agent: Agent, query: str, tool_name: str | None, k: int) ->
             order_by=("-created_at", "-id"),
         )
     ]
-    with contextlib.suppress(EmbeddingError):  # the substring leg still answers
+    degraded = []
+    try:
         legs.append(vector_search("errors", agent_id=agent.pk, query=query, limit=k, queryset=qs))
+    except EmbeddingError:
+        degraded.append("semantic")  # the substring leg still answers
     fused: list[FusedHit] = rrf(*legs)[:k]
     rows = qs.defer("embedding").in_bulk([h.object_id for h in fused])
-    return [
+    items = [
         ErrorHit(rows[h.object_id], h.score, {leg: r.score for leg, r in h.legs.items()})
         for h in fused
         if h.object_id in rows
     ]
+    return ErrorSearch(items=items, degraded=degraded)
 
 
 def learning_get(*, agent: Agent, learning_id: int) -> Learning:

@@ -24,7 +24,7 @@ def debounce_key(kind: str, session_id: str) -> str:
 
 
 def _session(session_id: str) -> Session | None:
-    session = Session.objects.select_related("agent").filter(pk=session_id).first()
+    session = Session.objects.select_related("agent__team").filter(pk=session_id).first()
     return session  # None: removed since it was enqueued, nothing to do
 
 
@@ -90,7 +90,7 @@ def summarize_due_task(limit: int = SWEEP_LIMIT) -> int:
     """Beat: enqueue a summary for recently active sessions with messages out of the window."""
     candidates = (
         Session.objects.filter(Q(summary__isnull=True) | Q(updated_at__gt=F("summary__updated_at")))
-        .select_related("agent")
+        .select_related("agent__team")
         .order_by("-updated_at")[:limit]
     )
     sent = 0

@@ -10,6 +10,7 @@ from django.db import transaction
 
 from apps.conversations import selectors as conv
 from apps.conversations.models import Session
+from apps.core.unavailable import send_or_defer
 from apps.lifecycle import services, tasks
 from apps.lifecycle.models import Trigger
 
@@ -18,7 +19,8 @@ def _enqueue(kind: str, session: Session, send) -> bool:
     key = tasks.debounce_key(kind, str(session.pk))
     if not cache.add(key, 1, timeout=settings.MEMORYHUB_LIFECYCLE_DEBOUNCE_SECONDS):
         return False
-    transaction.on_commit(send)
+    # A broker that is down leaves the work to the lifecycle's beat sweeps (*_due).
+    transaction.on_commit(lambda: send_or_defer(send, what=f"{kind} of session {session.pk}"))
     return True
 
 

@@ -5,7 +5,9 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from apps.mcp.auth import agent_for_key, bearer_token
+from apps.agents.throttle import api_key_authenticate
+from apps.core.throttle import RateLimited, client_address
+from apps.mcp.auth import bearer_token
 from apps.mcp.transport import asgi_scope, serve_http
 
 # Computed by the WSGI server from the body Django sends.
@@ -20,7 +22,8 @@ def _unauthorized() -> HttpResponse:
 
 @csrf_exempt
 def mcp_endpoint(request: HttpRequest) -> HttpResponse:
-    """Streamable HTTP, stateless with JSON responses; 401 before any MCP for a bad key."""
+    """Streamable HTTP, stateless with JSON responses; 401 before any MCP for a bad key, 429
+    (with Retry-After) once the address has failed too often or the key is over its rate."""
     if request.method != "POST":
         # Stateless: no server-to-client stream (GET) and no session to end (DELETE); the
         # SDK would hold a GET open until the client leaves, tying up a server thread.
@@ -28,7 +31,13 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
         response["Allow"] = "POST"
         return response
     token = bearer_token(request.headers.get("Authorization", ""))
-    agent = agent_for_key(token) if token else None
+    try:
+        # Wrong keys count against the address exactly as on /api/v1 (one shared limit).
+        agent = api_key_authenticate(raw=token, address=client_address(request)) if token else None
+    except RateLimited as exc:
+        response = JsonResponse({"detail": exc.message}, status=429)
+        response["Retry-After"] = str(exc.retry_after)
+        return response
     if agent is None:
         return _unauthorized()
     try:

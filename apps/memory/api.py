@@ -6,6 +6,7 @@ from django.conf import settings
 from django.http import HttpResponse
 from ninja import Query, Router, Schema, Status
 
+from apps.agents.config import within_ceiling
 from apps.conversations.schemas import MessagePage, MessageQuery
 from apps.conversations.selectors import messages_page, session_get
 from apps.conversations.services import NewMessage
@@ -75,7 +76,9 @@ def append_messages(request, session_id: str, payload: MessagesIn):
             )
             for m in payload.messages
         ],
-        max_batch=settings.MEMORYHUB_MAX_BATCH_MESSAGES,
+        max_batch=min(
+            settings.MEMORYHUB_MAX_BATCH_MESSAGES, session.agent.config.max_batch_messages
+        ),
     )
     result = done.result
     return Status(
@@ -110,7 +113,9 @@ def memory_save(request, payload: SaveIn):
 
 @router.post("/memory/recall", response=RecallOut)
 def memory_recall(request, payload: RecallIn):
-    """Semantic recall over facts: matching categories, scoped search, flat fallback."""
+    """Semantic recall over facts: matching categories, scoped search, flat fallback.
+    A `k` over the team's recall_k ceiling is 422."""
+    within_ceiling(request.auth, "recall_k", payload.k, loc=["body", "k"])
     result = services.memory_recall(
         agent=request.auth, query=payload.query, category=payload.category, k=payload.k
     )
@@ -121,14 +126,18 @@ def memory_recall(request, payload: RecallIn):
         ],
         "categories": result.categories,
         "fell_back": result.fell_back,
+        "degraded": result.degraded,
     }
 
 
 @router.post("/memory/search", response=SearchOut)
 def memory_search(request, payload: SearchIn):
-    """Hybrid search over workspace documents, entries and facts in one ranked list."""
-    hits = selectors.memory_search(agent=request.auth, query=payload.query, k=payload.k)
-    return {"items": hits}
+    """Hybrid search over workspace documents, entries and facts in one ranked list; keyword
+    only, with `degraded: ["semantic"]`, when the query cannot be embedded. A `k` over the
+    team's memory_search_k ceiling is 422."""
+    within_ceiling(request.auth, "memory_search_k", payload.k, loc=["body", "k"])
+    result = selectors.memory_search(agent=request.auth, query=payload.query, k=payload.k)
+    return {"items": result.items, "degraded": result.degraded}
 
 
 def _fact_out(part) -> dict:
@@ -199,13 +208,18 @@ def context_out(turn: services.ContextTurn) -> dict:
         },
         "dropped": ctx.dropped,
         "warnings": ctx.warnings,
+        "degraded": ctx.degraded,
         "token_counter": COUNTER_NAME,
     }
 
 
 @router.post("/context", response=ContextOut)
 def context(request, payload: ContextIn):
-    """get_context: system part, tri-hybrid messages and token figures within a budget."""
+    """get_context: system part, tri-hybrid messages and token figures within a budget.
+    A `max_tokens` over the team's context_max_tokens ceiling is 422."""
+    within_ceiling(
+        request.auth, "context_max_tokens", payload.max_tokens, loc=["body", "max_tokens"]
+    )
     session = session_get(agent=request.auth, ref=payload.session_id)
     turn = services.context_turn(
         agent=request.auth,
@@ -227,11 +241,22 @@ def export_workspace(request):
     return response
 
 
+def _content_length(request) -> int | None:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or "")
+    except ValueError:
+        return None
+
+
 @router.post("/workspace/import", response={201: ImportOut})
 def import_workspace(request, query: Query[ImportQuery]):
     """Load an exported archive (the raw request body); 409 on existing names unless force.
-    History and learnings files become rows again (one already present is not doubled)."""
-    loaded = services.workspace_load(agent=request.auth, data=request.body, force=query.force)
+    History and learnings files become rows again (one already present is not doubled).
+    413 past an import limit (the import_max_* settings), 422 for a malformed archive."""
+    # Streamed from the request (never request.body): the limits apply as it is read.
+    loaded = services.workspace_load(
+        agent=request.auth, data=request, force=query.force, declared_size=_content_length(request)
+    )
     result = loaded.entries
     return Status(
         201,

@@ -80,13 +80,17 @@ def list_errors(request, query: Query[ErrorQuery]):
 def search_errors(request, payload: ErrorSearchIn):
     """Seed 000's search_error_memory: substring and vector matches; every hit's TTL is
     refreshed."""
-    hits = selectors.errors_search(
+    found = selectors.errors_search(
         agent=request.auth, query=payload.query, tool_name=payload.tool_name, k=payload.k
     )
+    hits = found.items
     services.errors_touch(agent=request.auth, ids=[h.record.pk for h in hits])
     for hit in hits:
         hit.record.refresh_from_db(fields=["hit_count", "last_hit_at", "expires_at"])
-    return {"items": [{"record": h.record, "score": h.score, "legs": h.legs} for h in hits]}
+    return {
+        "items": [{"record": h.record, "score": h.score, "legs": h.legs} for h in hits],
+        "degraded": found.degraded,
+    }
 
 
 @router.get("/errors/{error_id}", response=ErrorOut)

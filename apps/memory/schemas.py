@@ -14,7 +14,9 @@ from apps.lifecycle.schemas import RunOut
 
 
 class MessagesIn(Schema):
-    messages: list[MessageIn] = Field(..., min_length=1)
+    # The global maximum of max_batch_messages; the agent's own limit (<= its team's
+    # ceiling, <= MEMORYHUB_MAX_BATCH_MESSAGES) answers 413.
+    messages: list[MessageIn] = Field(..., min_length=1, max_length=10_000)
 
 
 class AppendOut(Schema):
@@ -76,6 +78,11 @@ class RecallOut(Schema):
     items: list[RecallHitOut]
     categories: list[str]
     fell_back: bool
+    degraded: list[str] = Field(
+        default_factory=list,
+        description='["semantic"] when the query could not be embedded and keyword matching '
+        "stood in. Empty when healthy.",
+    )
 
 
 class SearchIn(Schema):
@@ -94,6 +101,11 @@ class SearchHitOut(Schema):
 
 class SearchOut(Schema):
     items: list[SearchHitOut]
+    degraded: list[str] = Field(
+        default_factory=list,
+        description='["semantic"] when the query could not be embedded and keyword matching '
+        "stood in. Empty when healthy.",
+    )
 
 
 class ContextIn(Schema):
@@ -181,4 +193,9 @@ class ContextOut(Schema):
     usage: UsageOut
     dropped: list[DroppedOut]
     warnings: list[str]
+    degraded: list[str] = Field(
+        default_factory=list,
+        description='["semantic"] when the query could not be embedded and keyword matching '
+        "stood in. Empty when healthy.",
+    )
     token_counter: str

@@ -1,7 +1,7 @@
 """memory_search (seed 001): one ranked list over workspace documents, entries, facts and
 seed 004's history entries."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from apps.agents.models import Agent
 from apps.core.errors import InvalidInput
@@ -20,9 +20,16 @@ class MemoryHit:
     legs: dict[str, float]  # each leg that found it: its own score (bm25, cosine)
 
 
-def memory_search(*, agent: Agent, query: str, k: int | None = None) -> list[MemoryHit]:
+@dataclass(frozen=True)
+class MemorySearch:
+    items: list[MemoryHit]
+    degraded: list[str] = field(default_factory=list)  # ["semantic"]: query not embedded
+
+
+def memory_search(*, agent: Agent, query: str, k: int | None = None) -> MemorySearch:
     """BM25 over entries (documents and archives included), vector + keyword over current
-    facts and history entries, fused by RRF. Without an embedder the keyword legs answer."""
+    facts and history entries, fused by RRF. When the query cannot be embedded the keyword
+    legs answer alone, with `degraded` ["semantic"]."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must not be empty", loc=["body", "query"])
     k = k or agent.config.memory_search_k
@@ -47,7 +54,7 @@ def memory_search(*, agent: Agent, query: str, k: int | None = None) -> list[Mem
         shown = get_corpus(hit.corpus).rendered(obj)
         legs = {leg: rank.score for leg, rank in hit.legs.items()}
         out.append(MemoryHit(shown.kind, obj.pk, shown.title, shown.text, hit.score, legs))
-    return out
+    return MemorySearch(items=out, degraded=["semantic"] if result.vector_error else [])
 
 
 def _load(agent: Agent, hits) -> dict:

@@ -3,6 +3,7 @@ triggers, get_context with seed 001's context manager, and the workspace archive
 
 import time
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from django.db import transaction
 from django.utils import timezone
@@ -13,7 +14,7 @@ from apps.conversations.selectors import session_get
 from apps.conversations.services import AppendResult, NewMessage, messages_append
 from apps.entries import names
 from apps.entries.services import entry_append
-from apps.entries.workspace import ImportResult, workspace_export, workspace_import
+from apps.entries.workspace import ImportResult, workspace_export, workspace_read, workspace_write
 from apps.facts.models import FactStatus
 from apps.facts.services import RecallResult, SaveResult, fact_prepare, fact_write, facts_recall
 from apps.learnings.selectors import Hint
@@ -161,11 +162,15 @@ class WorkspaceLoaded:
     learnings: int
 
 
-def workspace_load(*, agent: Agent, data: bytes, force: bool) -> WorkspaceLoaded:
-    """Import a workspace .tar.gz: entries, history entries from the history files and
-    learnings from the learnings files; all or nothing."""
+def workspace_load(
+    *, agent: Agent, data: BinaryIO | bytes, force: bool, declared_size: int | None = None
+) -> WorkspaceLoaded:
+    """Import a workspace .tar.gz (bytes or a stream of `declared_size` bytes): entries,
+    history entries from the history files and learnings from the learnings files; all or
+    nothing. The archive is read and checked, within limits, before the transaction."""
+    archive = workspace_read(agent=agent, source=data, declared_size=declared_size)
     with transaction.atomic():
-        result = workspace_import(agent=agent, data=data, force=force)
+        result = workspace_write(agent=agent, archive=archive, force=force)
         history = {n: t for n, t in result.generated.items() if names.is_history(n)}
         learned = {n: t for n, t in result.generated.items() if n in names.LEARNINGS}
         added_history = history_import(agent=agent, files=history)

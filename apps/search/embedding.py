@@ -11,12 +11,14 @@ it is swept into). The embedder is never called inside a transaction.
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, F, Q, QuerySet
 
+from apps.core.unavailable import send_or_defer
 from apps.providers.embeddings import (
     EMBEDDING_DIMENSIONS,
     EmbeddingError,
@@ -93,7 +95,9 @@ def schedule_embedding(*, corpus: str, ids: Sequence) -> None:
     """Enqueue embedding of these rows once the current transaction commits."""
     ids = list(ids)
     if ids:
-        transaction.on_commit(lambda: enqueue_embedding(corpus=corpus, ids=ids))
+        # A broker that is down leaves the rows to the search.embed_pending sweep.
+        send = partial(enqueue_embedding, corpus=corpus, ids=ids)
+        transaction.on_commit(lambda: send_or_defer(send, what=f"embedding {corpus}"))
 
 
 def embed_text(text: str) -> Embedding:

@@ -3,7 +3,7 @@
 from apps.search.embedding import backlogs
 
 
-def backlog_report() -> tuple[str, dict, bool]:
+def embedding_backlog_report() -> tuple[str, dict, bool]:
     """Pending and failed rows per embedding corpus, over all agents; informative only (a
     backlog is work to do, not an outage)."""
     body = {b.corpus: {"pending": b.pending, "failed": b.failed} for b in backlogs()}

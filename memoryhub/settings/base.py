@@ -70,6 +70,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "apps.core.middleware.reject_unstorable_params",
+    "apps.core.middleware.api_errors_as_json",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -95,6 +97,31 @@ TEMPLATES = [
     },
 ]
 
+# --- HTTPS (docs/deploy.md) ------------------------------------------------------------
+# One switch for a deployment served over HTTPS, usually behind a proxy that terminates TLS
+# and sets X-Forwarded-Proto: redirect plain HTTP, HSTS, secure-only cookies, and trust the
+# proxy's word on the scheme. Off by default: the embedded run is plain HTTP on localhost.
+MEMORYHUB_HTTPS = env.bool("MEMORYHUB_HTTPS", default=False)
+if MEMORYHUB_HTTPS:
+    SECURE_SSL_REDIRECT = True
+    # A load balancer probes /healthz over plain HTTP, inside the network; no redirect there.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    # One year once it is known to work; start lower (3600) while trying HTTPS out, since
+    # browsers remember the header for max-age whatever the server does afterwards.
+    SECURE_HSTS_SECONDS = env.int("MEMORYHUB_HSTS_SECONDS", default=365 * 24 * 3600)
+    # Opt-in: every subdomain must then serve HTTPS too, and preloading is hard to undo.
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("MEMORYHUB_HSTS_INCLUDE_SUBDOMAINS", default=False)
+    SECURE_HSTS_PRELOAD = env.bool("MEMORYHUB_HSTS_PRELOAD", default=False)
+    # Those two are choices for whoever owns the domain, not omissions: their check --deploy
+    # warnings (W005, W021) are silenced unless the operator opts in.
+    SILENCED_SYSTEM_CHECKS = [
+        *([] if SECURE_HSTS_INCLUDE_SUBDOMAINS else ["security.W005"]),
+        *([] if SECURE_HSTS_PRELOAD else ["security.W021"]),
+    ]
+
 # --- Database -----------------------------------------------------------------------------
 DATABASES = {
     "default": env.db_url("DATABASE_URL", default=f"sqlite:///{DATA_DIR / 'memoryhub.sqlite3'}")
@@ -117,6 +144,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Web and worker are separate processes, so the cache must be shared between them: a file
 # cache for the embedded default, Redis in production. Never LocMemCache.
 CACHES = {"default": env.cache_url("CACHE_URL", default=f"filecache://{DATA_DIR / 'cache'}")}
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    # Redis (often the broker's too) down must not fail requests: misses instead.
+    CACHES["default"]["BACKEND"] = "apps.core.cache.TolerantRedisCache"
 
 # --- Auth, i18n, static ------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
@@ -125,6 +155,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Password logins lock out per username and client address after repeated failures
+# (apps/core/auth_backends.py): MEMORYHUB_LOGIN_FAILURE_LIMIT in MEMORYHUB_LOGIN_LOCKOUT_SECONDS.
+AUTHENTICATION_BACKENDS = ["apps.core.auth_backends.LockoutModelBackend"]
+MEMORYHUB_LOGIN_FAILURE_LIMIT = env.int("MEMORYHUB_LOGIN_FAILURE_LIMIT", default=5)
+MEMORYHUB_LOGIN_LOCKOUT_SECONDS = env.int("MEMORYHUB_LOGIN_LOCKOUT_SECONDS", default=15 * 60)
 # People log in at /accounts/login/ (Django's auth views) and land on the review pages.
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "review:dashboard"
@@ -139,7 +174,8 @@ STATIC_ROOT = DATA_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    # Forgiving: without collectstatic a missing manifest entry must not turn a 404 into a 500.
+    "staticfiles": {"BACKEND": "apps.core.storage.ForgivingManifestStaticFilesStorage"},
 }
 
 # A batch of 1,000 messages is legal; beyond this the request is refused with 413.
@@ -246,6 +282,15 @@ MEMORYHUB_PUBLIC_URL = env.str(
 ).rstrip("/")
 # Largest batch of messages in one append.
 MEMORYHUB_MAX_BATCH_MESSAGES = env.int("MEMORYHUB_MAX_BATCH_MESSAGES", default=1000)
+# Rate limits (apps/core/throttle.py, counted in the shared cache). Wrong API keys per client
+# address and minute, on /api/v1 and /mcp: over it, every key from that address gets 429 +
+# Retry-After until the minute is up. Requests per API key and minute (0: no limit).
+MEMORYHUB_AUTH_FAILURES_PER_MINUTE = env.int("MEMORYHUB_AUTH_FAILURES_PER_MINUTE", default=30)
+MEMORYHUB_KEY_RATE_PER_MINUTE = env.int("MEMORYHUB_KEY_RATE_PER_MINUTE", default=0)
+# How many reverse proxies in front of the app append to X-Forwarded-For; the client address
+# is the entry the outermost of them wrote. 0: the header is ignored (it could be forged) and
+# the address is REMOTE_ADDR. Set it to the real count behind a proxy (docs/deploy.md).
+MEMORYHUB_TRUSTED_PROXIES = env.int("MEMORYHUB_TRUSTED_PROXIES", default=0)
 # How often an API key's last_used_at is written: once a minute is plenty and keeps every
 # request from becoming a write.
 MEMORYHUB_KEY_TOUCH_SECONDS = env.int("MEMORYHUB_KEY_TOUCH_SECONDS", default=60)
@@ -260,13 +305,20 @@ MEMORYHUB_EMBEDDING_SWEEP_LIMIT = env.int("MEMORYHUB_EMBEDDING_SWEEP_LIMIT", def
 # A provider (embedder, LLM) called inside an open transaction: "log" a warning with the
 # stack, "raise" (the test suite), or "off" (apps/providers/guard.py).
 MEMORYHUB_PROVIDER_GUARD = env.str("MEMORYHUB_PROVIDER_GUARD", default="log")
-# /healthz, in order: each returns (key, body, ok); any ok False answers 503.
+# /healthz, in order: each returns (key, body, ok). Only a failing check named in
+# MEMORYHUB_HEALTH_CRITICAL answers 503; any other failure answers 200 "degraded", so a load
+# balancer keeps a node that can still serve (keyword search, stored appends).
 MEMORYHUB_HEALTH_CHECKS = [
     "apps.core.health.database_report",
     "apps.core.health.broker_report",
     "apps.providers.health.providers_report",
-    "apps.search.health.backlog_report",
+    "apps.search.health.embedding_backlog_report",
 ]
+MEMORYHUB_HEALTH_CRITICAL = ["database"]
+# Provider probes (apps/providers/health.py): each answer is cached this long, so /healthz
+# stays cheap and a down provider is not hammered; each probe waits at most the timeout.
+MEMORYHUB_HEALTH_PROBE_SECONDS = env.int("MEMORYHUB_HEALTH_PROBE_SECONDS", default=30)
+MEMORYHUB_HEALTH_PROBE_TIMEOUT = env.float("MEMORYHUB_HEALTH_PROBE_TIMEOUT", default=3.0)
 # The lifecycle (apps/lifecycle): how long an automatic trigger waits before it may enqueue
 # the same session's task again, and how long a lease outlives the LLM call it covers (a
 # worker that dies mid-call frees it after that).

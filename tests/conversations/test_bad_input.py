@@ -132,10 +132,10 @@ def test_bad_session_key_is_422(api):
     assert ("body", "payload", "key") in _locs(response)
 
 
-def test_malformed_cursor_is_422(api, session):
+def test_malformed_cursor_is_400(api, session):
     response = api.get(f"/sessions/{session.id}/messages", {"cursor": "!!!not-a-cursor"})
 
-    assert response.status_code == 422
+    assert response.status_code == 400
     assert _locs(response) == [("query", "cursor")]
 
 

@@ -16,18 +16,18 @@ def test_healthz_reports_database_broker_and_providers():
     assert body["database"]["detail"].startswith(VENDOR)
     assert body["broker"]["ok"] is True
     assert body["providers"]["embedding"]["ok"] is True
-    assert body["providers"]["llm"] == {
-        "ok": True,
-        "detail": "not configured — extractive fallback",
-    }
+    assert body["providers"]["embedding"]["detail"] == "fake-hash, 384-d: embedded a probe text"
+    assert body["providers"]["llm"]["ok"] is True
+    assert body["providers"]["llm"]["detail"] == "not configured — extractive fallback"
 
 
-def test_healthz_is_503_when_the_broker_is_down(settings):
+def test_healthz_is_200_degraded_when_the_broker_is_down(settings):
     settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
 
     response = Client().get("/healthz")
 
-    assert response.status_code == 503
+    # Only the database is critical: a node without its broker still stores appends.
+    assert response.status_code == 200
     assert response.json()["broker"]["ok"] is False
     assert response.json()["status"] == "degraded"
 

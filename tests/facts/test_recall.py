@@ -109,7 +109,7 @@ def test_recall_never_sees_another_agents_facts(api, other_api, agent):
 
     body = other_api.post("/memory/recall", {"query": "secret plan"}).json()
 
-    assert body == {"items": [], "categories": [], "fell_back": True}
+    assert body == {"items": [], "categories": [], "fell_back": True, "degraded": []}
     assert other_api.post("/memory/recall", {"query": "x", "category": "plans"}).status_code == 404
     assert Fact.objects.get().access_count == 0
 

@@ -96,6 +96,7 @@ def test_another_agents_key_finds_nothing(connect, stored, other_key):
     assert mallory.result("search_chat_history", {"query": "Whiskerino", "mode": "contains"}) == {
         "query": "Whiskerino",
         "mode": "contains",
+        "degraded": [],
         "hits": [],
         "windows": [],
     }
@@ -105,10 +106,17 @@ def test_another_agents_key_finds_nothing(connect, stored, other_key):
         "items": [],
         "categories": [],
         "fell_back": True,
+        "degraded": [],
     }
-    assert mallory.result("memory_search", {"query": "Whiskerino"}) == {"items": []}
+    assert mallory.result("memory_search", {"query": "Whiskerino"}) == {
+        "items": [],
+        "degraded": [],
+    }
     assert mallory.result("entry_search", {"q": "Whiskerino"}) == {"items": []}
-    assert mallory.result("search_error_memory", {"query": "Whiskerino"}) == {"items": []}
+    assert mallory.result("search_error_memory", {"query": "Whiskerino"}) == {
+        "items": [],
+        "degraded": [],
+    }
     assert mallory.result("read_error_memory", {}) == {"items": [], "next_cursor": None}
     assert mallory.result("search_history", {"q": "Whiskerino"}) == {
         "items": [],

@@ -335,3 +335,33 @@ def test_a_conflict_is_a_tool_error_with_the_apis_detail(mcp, api):
     detail = mcp.error("entry_add", {"name": "notes/a.md", "content": "again"})
 
     assert detail == api.post("/entries", {"name": "notes/a.md", "content": "b"}).json()["detail"]
+
+
+def test_nul_in_tool_arguments_is_a_tool_error_naming_the_field_and_stores_nothing(mcp, api):
+    content = mcp.error(
+        "append_messages",
+        {"session_id": "chat-nul", "messages": [{"role": "user", "content": "a\x00b"}]},
+    )
+    key = mcp.error(
+        "append_messages",
+        {
+            "session_id": "chat-nul",
+            "messages": [{"role": "user", "content": "ok", "metadata": {"k\x00": 1}}],
+        },
+    )
+
+    assert content == [
+        {
+            "loc": ["messages", 0, "content"],
+            "msg": "content must not contain NUL characters",
+            "type": "value_error",
+        }
+    ]
+    assert key == [
+        {
+            "loc": ["messages", 0, "metadata", "k\\u0000"],
+            "msg": "key must not contain NUL characters",
+            "type": "value_error",
+        }
+    ]
+    assert api.get("/sessions/chat-nul").status_code == 404

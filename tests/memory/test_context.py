@@ -49,6 +49,7 @@ def test_empty_memory_gives_an_empty_valid_context(api, session):
         },
         "dropped": [],
         "warnings": [],
+        "degraded": [],
         "token_counter": "all-MiniLM-L6-v2 WordPiece (offline)",
     }
 

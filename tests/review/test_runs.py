@@ -223,3 +223,37 @@ def test_a_run_whose_session_was_removed_cannot_be_retried(
     assert "session was removed" in response.content.decode()
     assert Run.objects.count() == 1
     assert not AuditEvent.objects.exists()
+
+
+@pytest.fixture
+def broker_down():
+    """The Celery app publishing for real to a port nothing listens on."""
+    from bench._http import free_port
+    from memoryhub.celery import app
+
+    saved = {k: app.conf[k] for k in ("task_always_eager", "broker_write_url")}
+    # The write URL: Celery prefers a CELERY_BROKER_URL environment variable to broker_url.
+    app.conf.update(task_always_eager=False, broker_write_url=f"redis://127.0.0.1:{free_port()}/0")
+    _forget_connections(app)
+    yield
+    app.conf.update(saved)
+    _forget_connections(app)
+
+
+def _forget_connections(app):
+    # The connection and producer pools were built for the old URL.
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
+def test_a_retry_with_the_broker_down_says_so_and_is_no_server_error(
+    editor_client, compacted, broker_down
+):
+    response = editor_client.post(retry_url(compacted), follow=True)
+
+    assert response.redirect_chain == [(LIST, 302)]
+    html = response.content.decode()
+    assert "The task queue cannot be reached; the retry was not queued." in html
+    assert "queued." not in html.replace("was not queued.", "")
+    assert AuditEvent.objects.get().action == "run.retry"
+    assert Run.objects.count() == 1

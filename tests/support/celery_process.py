@@ -30,15 +30,22 @@ def test_database_url() -> str:
 class WorkerProcess:
     """`celery worker --pool solo` in a new process group; `kill()` is kill -9."""
 
-    def __init__(self, *, env: dict[str, str], log: Path) -> None:
+    def __init__(self, *, env: dict[str, str], log: Path, whole_env: bool = False) -> None:
+        """`env` is added to this process's environment on the test database and broker;
+        with `whole_env` it is the worker's whole environment (tests/support/services.py's
+        service_env: production settings, the caller's database and broker)."""
         self.log = log
-        full_env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "memoryhub.settings.test",
-            "DATABASE_URL": test_database_url(),
-            "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
-            **env,
-        }
+        full_env = (
+            dict(env)
+            if whole_env
+            else {
+                **os.environ,
+                "DJANGO_SETTINGS_MODULE": "memoryhub.settings.test",
+                "DATABASE_URL": test_database_url(),
+                "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+                **env,
+            }
+        )
         name = f"killable-{uuid.uuid4().hex[:8]}@%h"
         command = [
             sys.executable,

@@ -28,6 +28,7 @@ class RecallResult:
     hits: list[RecallHit]
     categories: list[str]  # tier 1: the matching categories, best first
     fell_back: bool  # tier 3 ran
+    degraded: list[str] = field(default_factory=list)  # ["semantic"]: by keyword, no embedder
 
 
 @dataclass
@@ -120,4 +121,9 @@ def facts_recall(
     facts_touch(agent=agent, fact_ids=ids)
     fresh = Fact.objects.select_related("category").defer(*selectors.VECTORS).in_bulk(ids)
     ranked = [RecallHit(fresh[h.fact.pk], h.similarity, h.score, h.tier) for h in ranked]
-    return RecallResult(hits=ranked, categories=r.categories, fell_back=r.fell_back)
+    return RecallResult(
+        hits=ranked,
+        categories=r.categories,
+        fell_back=r.fell_back,
+        degraded=["semantic"] if vector is None else [],
+    )

@@ -4,6 +4,7 @@ import re
 
 from apps.agents.models import Agent
 from apps.core.errors import InvalidInput, PayloadTooLarge
+from apps.core.validation import text_problem
 
 MAX_KEY_CHARS = 200
 MAX_CATEGORY_CHARS = 100
@@ -14,8 +15,9 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 def clean_value(agent: Agent, value: object, *, loc: list[str | int]) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput("content must not be empty", loc=loc)
-    if "\x00" in value:
-        raise InvalidInput("content must not contain NUL characters", loc=loc)
+    problem = text_problem(value)  # the API checks bodies already; MCP calls come here
+    if problem:
+        raise InvalidInput(f"content {problem}", loc=loc)
     size = len(value.encode("utf-8"))
     if size > agent.config.max_content_bytes:
         raise PayloadTooLarge(

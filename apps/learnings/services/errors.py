@@ -21,6 +21,7 @@ from django.utils import timezone
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.core.errors import InvalidInput, NotFound, PayloadTooLarge
+from apps.core.validation import json_depth, json_size
 from apps.learnings.models import ErrorRecord, Outcome
 from apps.search.embedding import schedule_embedding
 
@@ -48,28 +49,22 @@ def expiry(agent: Agent, now: datetime) -> datetime:
     return now + timedelta(days=agent.config.error_memory_ttl_days)
 
 
-def _depth(value: Any, level: int = 0) -> int:
-    if isinstance(value, dict):
-        return max([level + 1, *(_depth(v, level + 1) for v in value.values())])
-    if isinstance(value, list):
-        return max([level + 1, *(_depth(v, level + 1) for v in value)])
-    return level
-
-
 def clean_json(value: Any, *, loc: list) -> dict:
     """A JSON object within MAX_JSON_BYTES and MAX_JSON_DEPTH; InvalidInput otherwise."""
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise InvalidInput("must be a JSON object", loc=loc)
+    # Depth first and iteratively: json.dumps of a deep value would hit the recursion limit.
+    if json_depth(value) > MAX_JSON_DEPTH:
+        raise InvalidInput(f"is nested deeper than {MAX_JSON_DEPTH}", loc=loc)
     try:
-        size = len(json.dumps(value, allow_nan=False).encode("utf-8"))
+        json.dumps(value, allow_nan=False)
+        size = json_size(value)  # counted as the API's field types count it
     except (TypeError, ValueError) as exc:
         raise InvalidInput(f"is not plain JSON: {exc}", loc=loc) from exc
     if size > MAX_JSON_BYTES:
         raise PayloadTooLarge(f"is {size} bytes of JSON; the limit is {MAX_JSON_BYTES}", loc=loc)
-    if _depth(value) > MAX_JSON_DEPTH:
-        raise InvalidInput(f"is nested deeper than {MAX_JSON_DEPTH}", loc=loc)
     if "\\u0000" in json.dumps(value):
         raise InvalidInput("must not contain NUL characters", loc=loc)
     return value

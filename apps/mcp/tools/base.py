@@ -18,6 +18,7 @@ from ninja.operation import ResponseObject
 from apps.agents.models import Agent
 from apps.core.encoders import MicrosecondEncoder
 from apps.core.errors import ApplicationError, error_detail
+from apps.core.validation import check_parsed
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +111,8 @@ def run(tool: Tool, agent: Agent, arguments: dict[str, Any] | None) -> types.Cal
     on any failure the API reports (an unexpected one is logged, as the API logs a 500)."""
     request = ToolRequest(auth=agent)
     try:
+        # The API's body checks (NUL, surrogates, non-finite numbers) hold for tools too.
+        check_parsed(arguments or {}, loc=[])
         args = tool.params.model_validate(arguments or {})
         result = tool.call(request, args)
         if isinstance(result, Answer):

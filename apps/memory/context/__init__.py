@@ -56,6 +56,13 @@ class Context:
         return self.required_tokens / self.request.max_tokens
 
     @property
+    def degraded(self) -> list[str]:
+        """["semantic"] when the query could not be embedded: the relevance leg dropped out
+        (and relevant facts matched by keyword only); `warnings` says why."""
+        vector = self.request.memo.get("query_vector")
+        return ["semantic"] if vector is not None and vector[0] is None else []
+
+    @property
     def usage_ratio(self) -> float:
         """Seed 001's context usage: what this turn needs, against the model's window."""
         return self.required_tokens / self.request.config.context_window_tokens

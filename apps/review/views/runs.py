@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 
 from apps.agents.services import snapshot
 from apps.core.errors import InvalidInput, NotFound
+from apps.core.unavailable import send_or_defer
 from apps.lifecycle import tasks
 from apps.lifecycle.models import Run, RunKind, RunStatus, Trigger
 from apps.lifecycle.selectors import run_get, runs_page
@@ -102,6 +103,10 @@ def run_retry(request: HttpRequest, access: Access, run_id: int) -> HttpResponse
             before=snapshot(run, _SNAPSHOT),
             after={"task": signature.task, "session_id": str(run.session_id)},
         )
-        transaction.on_commit(signature.delay)
-    messages.success(request, f"Retry of run #{run.pk} ({run.kind}) queued.")
+    # Sent after the commit, so the task sees the audit; a broker that is down is a message
+    # to the person, not a server error (retries have no sweep to pick them up later).
+    if send_or_defer(signature.delay, what=f"retry of run {run.pk}"):
+        messages.success(request, f"Retry of run #{run.pk} ({run.kind}) queued.")
+    else:
+        messages.error(request, "The task queue cannot be reached; the retry was not queued.")
     return redirect("review:runs", access.agent.slug)

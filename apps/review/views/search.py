@@ -7,7 +7,6 @@ from django.shortcuts import render
 from apps.conversations.search import message_search
 from apps.conversations.selectors import session_get
 from apps.core.errors import ApplicationError
-from apps.providers.embeddings import EmbeddingError
 from apps.review import curation
 from apps.review.access import Access, agent_page
 from apps.review.forms import SearchForm
@@ -42,8 +41,7 @@ def search(request, access: Access):
     except ApplicationError as exc:  # unknown session, a query over the size limit
         context["error"] = exc.message
         return render(request, "review/search.html", context, status=400)
-    except EmbeddingError as exc:
-        context["error"] = f"The query could not be embedded ({exc}); try keyword or contains."
-        return render(request, "review/search.html", context, status=503)
+    if result.degraded:
+        context["error"] = "The query could not be embedded: these are keyword (BM25) matches."
     context["hits"] = curation.shown_hits(result)
     return render(request, "review/search.html", context)

@@ -23,12 +23,15 @@ class Command(BaseCommand):
         found = Agent.objects.filter(slug=agent).first()
         if found is None:
             raise CommandError(f"no agent '{agent}'")
+        path = Path(archive)
         try:
-            data = Path(archive).read_bytes()
+            # Streamed, so the import limits apply before a large archive is read whole.
+            with path.open("rb") as data:
+                loaded = workspace_load(
+                    agent=found, data=data, force=force, declared_size=path.stat().st_size
+                )
         except OSError as exc:
             raise CommandError(f"cannot read {archive}: {exc}") from exc
-        try:
-            loaded = workspace_load(agent=found, data=data, force=force)
         except ApplicationError as exc:
             raise CommandError(exc.message) from exc
         result = loaded.entries

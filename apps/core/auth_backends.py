@@ -1,0 +1,55 @@
+"""Password logins (admin, review) that lock out after repeated failures, per username and
+client address, through the shared cache (apps/core/throttle.py)."""
+
+import hashlib
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.backends import ModelBackend
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest
+
+from apps.core.throttle import Window, client_address
+
+
+def _window() -> Window:
+    return Window(
+        "login-failures",
+        settings.MEMORYHUB_LOGIN_FAILURE_LIMIT,
+        settings.MEMORYHUB_LOGIN_LOCKOUT_SECONDS,
+    )
+
+
+def _key(request: HttpRequest, username: str) -> str:
+    # Hashed: a username may hold spaces or anything else a cache key should not.
+    who = f"{username.casefold()}\0{client_address(request)}"
+    return hashlib.sha256(who.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def locked_out_message(wait: int) -> str:
+    minutes = max(1, -(-wait // 60))
+    return (
+        "Too many failed logins for this account from your address. "
+        f"Try again in {minutes} minute{'s' if minutes != 1 else ''}."
+    )
+
+
+class LockoutModelBackend(ModelBackend):
+    """ModelBackend, refusing a username+address with MEMORYHUB_LOGIN_FAILURE_LIMIT failures
+    in the last MEMORYHUB_LOGIN_LOCKOUT_SECONDS, right password or not. The refusal is a
+    ValidationError, which the login forms (admin and /accounts/login/) show as it is."""
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if username is None:
+            username = kwargs.get(get_user_model().USERNAME_FIELD)
+        if request is None or username is None or password is None:
+            return super().authenticate(request, username=username, password=password, **kwargs)
+        key, window = _key(request, str(username)), _window()
+        if wait := window.blocked(key):
+            raise ValidationError(locked_out_message(wait), code="locked_out")
+        user = super().authenticate(request, username=username, password=password, **kwargs)
+        if user is None:
+            window.hit(key)
+        else:
+            window.reset(key)
+        return user

@@ -1,0 +1,71 @@
+"""A Redis cache that a Redis outage degrades instead of failing the request.
+
+The cache holds nothing that must survive (working-memory windows, trigger debounces,
+throttle counters, cached health probes), and in production it usually shares its Redis
+with the broker. Without this, Redis down made every append answer 500 after its commit.
+While Redis cannot be reached, reads miss, writes are dropped, `add` reports "not added",
+`incr` counts from zero (throttles fail open): each caller's no-cache path.
+"""
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.redis import RedisCache
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+logger = logging.getLogger(__name__)
+
+WARN_EVERY_SECONDS = 10.0  # one warning per interval, not one per cache call
+
+
+class TolerantRedisCache(RedisCache):
+    """django.core.cache.backends.redis.RedisCache whose connection errors become misses."""
+
+    _warned_at = 0.0
+
+    def _or(self, fallback: Any, call: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return call(*args)
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            now = time.monotonic()
+            if now - TolerantRedisCache._warned_at >= WARN_EVERY_SECONDS:
+                TolerantRedisCache._warned_at = now
+                logger.warning("cache unavailable, serving without it: %s", exc)
+            return fallback
+
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._or(False, super().add, key, value, timeout, version)
+
+    def get(self, key, default=None, version=None):
+        return self._or(default, super().get, key, default, version)
+
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._or(None, super().set, key, value, timeout, version)
+
+    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._or(False, super().touch, key, timeout, version)
+
+    def delete(self, key, version=None):
+        return self._or(False, super().delete, key, version)
+
+    def get_many(self, keys, version=None):
+        return self._or({}, super().get_many, keys, version)
+
+    def has_key(self, key, version=None):
+        return self._or(False, super().has_key, key, version)
+
+    def incr(self, key, delta=1, version=None):
+        return self._or(delta, super().incr, key, delta, version)
+
+    def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._or(list(data), super().set_many, data, timeout, version)
+
+    def delete_many(self, keys, version=None):
+        return self._or(None, super().delete_many, keys, version)
+
+    def clear(self):
+        return self._or(False, super().clear)
