@@ -1,5 +1,6 @@
 """Password logins (admin, review) that lock out after repeated failures, per username and
-client address, through the shared cache (apps/core/throttle.py)."""
+client address, and per address across usernames (password spraying), through the shared
+cache (apps/core/throttle.py)."""
 
 import hashlib
 
@@ -20,24 +21,31 @@ def _window() -> Window:
     )
 
 
+def _address_window() -> Window:
+    return Window(
+        "login-failures-address",
+        settings.MEMORYHUB_LOGIN_ADDRESS_FAILURE_LIMIT,
+        settings.MEMORYHUB_LOGIN_LOCKOUT_SECONDS,
+    )
+
+
 def _key(request: HttpRequest, username: str) -> str:
     # Hashed: a username may hold spaces or anything else a cache key should not.
     who = f"{username.casefold()}\0{client_address(request)}"
     return hashlib.sha256(who.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def locked_out_message(wait: int) -> str:
+def locked_out_message(wait: int, *, whom: str = "for this account from your address") -> str:
     minutes = max(1, -(-wait // 60))
-    return (
-        "Too many failed logins for this account from your address. "
-        f"Try again in {minutes} minute{'s' if minutes != 1 else ''}."
-    )
+    unit = "minute" if minutes == 1 else "minutes"
+    return f"Too many failed logins {whom}. Try again in {minutes} {unit}."
 
 
 class LockoutModelBackend(ModelBackend):
-    """ModelBackend, refusing a username+address with MEMORYHUB_LOGIN_FAILURE_LIMIT failures
-    in the last MEMORYHUB_LOGIN_LOCKOUT_SECONDS, right password or not. The refusal is a
-    ValidationError, which the login forms (admin and /accounts/login/) show as it is."""
+    """ModelBackend, refusing a username+address with MEMORYHUB_LOGIN_FAILURE_LIMIT failures,
+    or an address with MEMORYHUB_LOGIN_ADDRESS_FAILURE_LIMIT over all usernames, in the last
+    MEMORYHUB_LOGIN_LOCKOUT_SECONDS, right password or not. The refusal is a ValidationError,
+    which the login forms (admin and /accounts/login/) show as it is."""
 
     def authenticate(self, request, username=None, password=None, **kwargs):
         if username is None:
@@ -45,11 +53,18 @@ class LockoutModelBackend(ModelBackend):
         if request is None or username is None or password is None:
             return super().authenticate(request, username=username, password=password, **kwargs)
         key, window = _key(request, str(username)), _window()
+        address, address_window = client_address(request), _address_window()
         if wait := window.blocked(key):
             raise ValidationError(locked_out_message(wait), code="locked_out")
+        if wait := address_window.blocked(address):
+            whom = "from your address"
+            raise ValidationError(locked_out_message(wait, whom=whom), code="locked_out")
         user = super().authenticate(request, username=username, password=password, **kwargs)
         if user is None:
             window.hit(key)
+            address_window.hit(address)
         else:
+            # The address count is not reset: one account's own password must not buy
+            # a sprayer a fresh round against the others.
             window.reset(key)
         return user

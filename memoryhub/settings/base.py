@@ -156,10 +156,13 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 # Password logins lock out per username and client address after repeated failures
-# (apps/core/auth_backends.py): MEMORYHUB_LOGIN_FAILURE_LIMIT in MEMORYHUB_LOGIN_LOCKOUT_SECONDS.
+# (apps/core/auth_backends.py): MEMORYHUB_LOGIN_FAILURE_LIMIT in MEMORYHUB_LOGIN_LOCKOUT_SECONDS,
+# and per address over all usernames after MEMORYHUB_LOGIN_ADDRESS_FAILURE_LIMIT.
 AUTHENTICATION_BACKENDS = ["apps.core.auth_backends.LockoutModelBackend"]
 MEMORYHUB_LOGIN_FAILURE_LIMIT = env.int("MEMORYHUB_LOGIN_FAILURE_LIMIT", default=5)
 MEMORYHUB_LOGIN_LOCKOUT_SECONDS = env.int("MEMORYHUB_LOGIN_LOCKOUT_SECONDS", default=15 * 60)
+# Across usernames from one address (password spraying), in the same window.
+MEMORYHUB_LOGIN_ADDRESS_FAILURE_LIMIT = env.int("MEMORYHUB_LOGIN_ADDRESS_FAILURE_LIMIT", default=50)
 # People log in at /accounts/login/ (Django's auth views) and land on the review pages.
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "review:dashboard"

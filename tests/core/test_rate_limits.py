@@ -185,3 +185,24 @@ def test_a_successful_login_clears_the_failures():
         for i in range(4):
             assert INVALID in _login("/accounts/login/", "ada", f"guess {i}").content.decode()
         assert _login("/accounts/login/", "ada", "correct horse 42").status_code == 302
+
+
+def test_an_address_spraying_many_usernames_is_locked_out(settings):
+    settings.MEMORYHUB_LOGIN_ADDRESS_FAILURE_LIMIT = 12
+    get_user_model().objects.create_user("ada", password="correct horse 42")
+    get_user_model().objects.create_user("bob", password="battery staple 7")
+
+    # Four guesses at each of three names: under the per-name limit, at the address limit.
+    sprayed = [_login("/accounts/login/", name, f"guess {i}") for name in "xyz" for i in range(4)]
+    own = _login("/accounts/login/", "bob", "battery staple 7")  # a real account's password
+    after_own = _login("/accounts/login/", "ada", "correct horse 42")
+    elsewhere = _login("/accounts/login/", "ada", "correct horse 42", REMOTE_ADDR="198.51.100.20")
+
+    assert all(INVALID in r.content.decode() for r in sprayed)
+    for refused in (own, after_own):
+        assert refused.status_code == 200
+        assert (
+            "Too many failed logins from your address. Try again in 15 minutes."
+            in refused.content.decode()
+        )
+    assert elsewhere.status_code == 302

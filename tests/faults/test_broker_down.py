@@ -19,7 +19,7 @@ from bench._http import fetch
 from memoryhub.celery import app
 from tests.support import celery_process
 from tests.support.celery_process import WorkerProcess
-from tests.support.services import RedisServer, WebServer, service_env, wait_for
+from tests.support.services import RedisServer, WebServer, append, service_env, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.celery_worker]
 
@@ -32,16 +32,6 @@ def embedded_texts(llm_server) -> Counter:
         if r.path == "/v1/embeddings"
         for text in (r.body or {}).get("input", [])
     )
-
-
-def append(api, session: str, contents: list[str]) -> None:
-    reply = api.request(
-        "POST",
-        f"/sessions/{session}/messages",
-        {"messages": [{"role": "user", "content": c} for c in contents]},
-    )
-    assert reply.status == 201, reply.raw
-    assert reply.json()["created"] == len(contents)
 
 
 def sweep(broker: RedisServer) -> None:

@@ -14,7 +14,7 @@ from apps.conversations.models import Message
 from bench._http import fetch
 from tests.support import celery_process
 from tests.support.llm_server import unused_port_url
-from tests.support.services import RedisServer, WebServer, service_env
+from tests.support.services import RedisServer, WebServer, append, service_env
 
 pytestmark = [pytest.mark.slow]
 
@@ -44,13 +44,7 @@ def test_embedder_down_appends_are_stored_search_degrades_and_healthz_says_why(
         agent_api = web.api(api.key)
 
         # appends answer 201 and are stored, waiting for their embeddings
-        reply = agent_api.request(
-            "POST",
-            f"/sessions/{session.pk}/messages",
-            {"messages": [{"role": "user", "content": c} for c in CONTENTS]},
-        )
-        assert reply.status == 201, reply.raw
-        assert reply.json()["created"] == len(CONTENTS)
+        append(agent_api, str(session.pk), CONTENTS)
         assert sorted(Message.objects.values_list("content", "embedding")) == [
             (c, None) for c in sorted(CONTENTS)
         ]

@@ -211,3 +211,14 @@ def create_agent(env: dict[str, str], slug: str) -> str:
 
 def migrate(env: dict[str, str]) -> None:
     manage(env, "migrate", "--noinput")
+
+
+def append(api, session: str, contents: list[str]) -> None:
+    """Append user messages over HTTP and assert the 201 stored them all."""
+    reply = api.request(
+        "POST",
+        f"/sessions/{session}/messages",
+        {"messages": [{"role": "user", "content": c} for c in contents]},
+    )
+    assert reply.status == 201, reply.raw
+    assert reply.json()["created"] == len(contents)
