@@ -107,8 +107,8 @@ class AddKeywordIndex(_IndexOperation):
         return module.drop_keyword_index_sql(spec)
 
 
-class AddVectorIndex(_IndexOperation):
-    """Cosine nearest-neighbour index on a VectorField (HNSW on PostgreSQL, vec0 on SQLite)."""
+class _FieldIndexOperation(_IndexOperation):
+    """An index on one field of the model, named by `field`."""
 
     def __init__(self, model_name: str, *, field: str, **kwargs) -> None:
         super().__init__(model_name, **kwargs)
@@ -120,6 +120,10 @@ class AddVectorIndex(_IndexOperation):
             [self.model_name],
             {"field": self.field, **self._kwargs()},
         )
+
+
+class AddVectorIndex(_FieldIndexOperation):
+    """Cosine nearest-neighbour index on a VectorField (HNSW on PostgreSQL, vec0 on SQLite)."""
 
     def describe(self) -> str:
         return f"Create vector index on {self.model_name}.{self.field}"
@@ -151,20 +155,9 @@ class DropVectorIndex(AddVectorIndex):
         return f"Drop vector index on {self.model_name}.{self.field}"
 
 
-class AddContainsIndex(_IndexOperation):
+class AddContainsIndex(_FieldIndexOperation):
     """Substring (contains_search) index on one text field: a pg_trgm GIN index on the
     expression `icontains` compares (PostgreSQL), an FTS5 trigram table (SQLite)."""
-
-    def __init__(self, model_name: str, *, field: str, **kwargs) -> None:
-        super().__init__(model_name, **kwargs)
-        self.field = field
-
-    def deconstruct(self):
-        return (
-            self.__class__.__qualname__,
-            [self.model_name],
-            {"field": self.field, **self._kwargs()},
-        )
 
     def describe(self) -> str:
         return f"Create contains (trigram) index on {self.model_name}.{self.field}"

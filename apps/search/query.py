@@ -9,6 +9,8 @@ colons, parentheses, NEAR/AND/NOT) is just a separator or a plain word.
 import re
 from dataclasses import dataclass
 
+from apps.providers.stopwords import STOPWORDS
+
 # Unicode letters and digits; underscore and punctuation separate tokens, as in FTS5's
 # unicode61 tokenizer and PostgreSQL's default parser.
 WORD = re.compile(r"[^\W_]+")
@@ -17,16 +19,6 @@ MAX_UNITS = 64  # a 4 KiB query could hold ~1000 words; ranking more terms adds 
 
 # Dropped from OR queries (not from phrases): natural-language questions are mostly these
 # words, which match nearly every message and only slow the query down.
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing don down during each few for
-    from further had has have having he her here hers herself him himself his how i if in into
-    is it its itself just me more most my myself no nor not now of off on once only or other
-    our ours ourselves out over own same she should so some such t than that the their theirs
-    them themselves then there these they this those through to too under until up very was
-    we were what when where which while who whom why will with would you your yours yourself
-    yourselves s ll re ve d m near""".split()
-)
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,8 @@ from django.test import override_settings
 from apps.providers.checks import check_providers
 from apps.providers.guard import ProviderCallInTransaction
 from apps.providers.rerank import RerankError, get_reranker
-from apps.providers.rerank.maxsim import QUERY_STOPWORDS, MiniLMMaxSimReranker, _word_weights
+from apps.providers.rerank.maxsim import MiniLMMaxSimReranker, _word_weights
 from apps.providers.rerank.null import NullReranker
-from apps.search.query import STOPWORDS
 
 MAXSIM = {"CLASS": "apps.providers.rerank.maxsim.MiniLMMaxSimReranker", "CONFIG": {}}
 
@@ -62,11 +61,6 @@ def test_a_query_of_only_stopwords_or_punctuation_still_scores(reranker):
 
     assert len(reranker.score("what was it?", texts)) == 2
     assert reranker.score("?!", texts) == [0.0, 0.0]
-
-
-def test_query_stopwords_are_the_bm25_legs(reranker):
-    # providers may not import search, so the list is kept twice; they must not drift
-    assert QUERY_STOPWORDS == STOPWORDS
 
 
 def test_check_verifies_the_pinned_hashes(reranker):

@@ -76,6 +76,15 @@ def _runtime(path: Path, threads: int) -> _Runtime:
     return runtime
 
 
+def runtime_options(threads: object, batch_size: object) -> tuple[int, int]:
+    """A MiniLM model's THREADS and BATCH_SIZE as ints; ValueError naming a bad one."""
+    if int(threads) < 1:
+        raise ValueError(f"THREADS must be >= 1, got {threads!r}")
+    if int(batch_size) < 1:
+        raise ValueError(f"BATCH_SIZE must be >= 1, got {batch_size!r}")
+    return int(threads), int(batch_size)
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (384-d) computed in this process; nothing is downloaded.
 
@@ -89,12 +98,7 @@ class MiniLMEmbedder:
     def __init__(
         self, *, threads: int = 1, batch_size: int = 32, model_path: str | None = None
     ) -> None:
-        if int(threads) < 1:
-            raise ValueError(f"THREADS must be >= 1, got {threads!r}")
-        if int(batch_size) < 1:
-            raise ValueError(f"BATCH_SIZE must be >= 1, got {batch_size!r}")
-        self.threads = int(threads)
-        self.batch_size = int(batch_size)
+        self.threads, self.batch_size = runtime_options(threads, batch_size)
         # MODEL_PATH is for machines that cannot install the wheel; the pinned sha256 still
         # applies, so only the same file is accepted.
         self._model_path = Path(model_path) if model_path else None

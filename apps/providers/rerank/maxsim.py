@@ -23,22 +23,12 @@ from apps.providers.embeddings.assets import (
     verify_sha256,
 )
 from apps.providers.embeddings.base import EmbeddingError
+from apps.providers.embeddings.minilm import runtime_options
 from apps.providers.guard import check_outside_transaction
 from apps.providers.rerank.base import RerankError
+from apps.providers.stopwords import STOPWORDS
 
-# Query words that carry no topic: the same words the BM25 leg drops (apps/search/query.py;
-# providers may not import search, tests/search/test_rerank.py keeps the two equal).
-# Matching them only rewards long texts.
-QUERY_STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing don down during each few for
-    from further had has have having he her here hers herself him himself his how i if in into
-    is it its itself just me more most my myself no nor not now of off on once only or other
-    our ours ourselves out over own same she should so some such t than that the their theirs
-    them themselves then there these they this those through to too under until up very was
-    we were what when where which while who whom why will with would you your yours yourself
-    yourselves s ll re ve d m near""".split()
-)
+# Matching query stopwords (the BM25 leg's own list) only rewards long texts.
 # Query-word weights fall as exp(-5 x the word's mean best match over the texts); LoCoMo
 # dev R@10 is flat for 3..7 (docs/search.md, "Reranking").
 WORD_WEIGHT_DECAY = 5.0
@@ -59,12 +49,7 @@ class MiniLMMaxSimReranker:
     def __init__(
         self, *, threads: int = 1, batch_size: int = 8, model_path: str | None = None
     ) -> None:
-        if int(threads) < 1:
-            raise ValueError(f"THREADS must be >= 1, got {threads!r}")
-        if int(batch_size) < 1:
-            raise ValueError(f"BATCH_SIZE must be >= 1, got {batch_size!r}")
-        self.threads = int(threads)
-        self.batch_size = int(batch_size)
+        self.threads, self.batch_size = runtime_options(threads, batch_size)
         self._model_path = Path(model_path) if model_path else None
 
     def __repr__(self) -> str:
@@ -150,5 +135,5 @@ def _word_weights(best: np.ndarray) -> np.ndarray:
 def _query_rows(tokens: list[str]) -> list[int]:
     """Positions of the query's content tokens; all its word tokens if it has no content."""
     words = [i for i, t in enumerate(tokens) if t not in _SPECIAL and _WORDLIKE.search(t)]
-    content = [i for i in words if tokens[i] not in QUERY_STOPWORDS]
+    content = [i for i in words if tokens[i] not in STOPWORDS]
     return content or words
