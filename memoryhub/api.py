@@ -180,6 +180,7 @@ api.add_router("/", "apps.entries.api.router")
 api.add_router("/", "apps.lifecycle.api.router")
 api.add_router("/", "apps.memory.api.router")
 api.add_router("/", "apps.memory.api.sessions_router")
+api.add_router("/", "apps.memory.sessions_api.router")
 api.add_router("/", "apps.memory.learnings_api.router")
 
 # Last, so it only catches what no router matched: an unknown /api/v1 path answers JSON.

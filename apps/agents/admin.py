@@ -46,7 +46,8 @@ def _ceilings_help() -> str:
 class TeamForm(forms.ModelForm):
     class Meta:
         model = Team
-        fields = ["name", "ceilings"]
+        fields = ["name", "agents_md", "ceilings"]
+        widgets = {"agents_md": forms.Textarea(attrs={"rows": 16, "cols": 100})}
         help_texts = {"ceilings": _ceilings_help()}  # Team.clean() validates
 
 

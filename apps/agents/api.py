@@ -1,11 +1,11 @@
-"""The calling agent's own profile and settings."""
+"""The calling agent's own profile and settings, and its team's AGENTS.md."""
 
 from ninja import Router
 
 from apps.agents import services
 from apps.agents.config import effective_ceilings
-from apps.agents.models import Agent
-from apps.agents.schemas import AgentOut, SettingsPatch
+from apps.agents.models import TEAM_AGENTS_MD_NAME, Agent
+from apps.agents.schemas import AgentOut, SettingsPatch, TeamDocumentOut
 
 router = Router(tags=["agent"])
 
@@ -35,3 +35,11 @@ def update_settings(request, payload: SettingsPatch):
     the team's ceiling get 422 naming the setting."""
     agent = services.agent_update_settings(agent=request.auth, changes=payload.settings)
     return _out(agent)
+
+
+@router.get("/team/AGENTS.md", response=TeamDocumentOut)
+def get_team_agents_md(request):
+    """Seed 001's fleet-wide AGENTS.md of the agent's team ("" when the team has none):
+    read-only here, edited by people in the admin."""
+    team = request.auth.team
+    return {"team": team.name, "name": TEAM_AGENTS_MD_NAME, "content": team.agents_md}

@@ -74,6 +74,13 @@ class AgentConfig:
     # --- rolling summary (seed 000) ---
     summary_chunk_tokens: Count(MAX_LLM_CHUNK_TOKENS) = 4000  # messages per summary LLM call
     summary_max_tokens: Count(100_000) = 1024  # the rolling summary is kept under this
+    # The window (/window, get_context's recency leg) also carries the hot messages that left
+    # it and that the summary does not cover yet, so none sits in neither while the summary
+    # waits for its trigger (docs/lifecycle.md, "Window and summary"). Off: seed 000's plain
+    # window of max_history_messages.
+    window_includes_unsummarised: bool = True
+    # The newest this many of them at most: a summary that keeps failing cannot grow the window.
+    window_unsummarised_max: Count(1000, low=0) = 64
     # --- consolidation (seed 002, seed 004) ---
     consolidation_interval_hours: Count(24 * 365) = 6
     memory_window: Count(10_000) = 50  # message count that triggers auto-consolidation
@@ -84,6 +91,11 @@ class AgentConfig:
     consolidation_timeout_seconds: Annotated[float, Field(gt=0, le=600.0)] = 30.0
     raw_fallback_messages: Count(1000) = 10  # [raw-fallback] history entry size (seed 004)
     raw_fallback_chars: Count(100_000) = 200
+    # Seed 004's recap: the messages a consolidation left (after the newest consolidated one)
+    # that the window does not carry in full, the newest recap_messages of them, each cut to
+    # recap_message_chars (docs/lifecycle.md, "Recap"). 0: no recap.
+    recap_messages: Count(MAX_LEG, low=0) = 25
+    recap_message_chars: Count(4000) = 200
     # Seed 000 clears messages on reset; seed 004 consolidates first. "always": every message
     # a reset deletes is archived whole first (an LLM's history entry is a summary, not the
     # text); "fallback": only those no LLM consolidation covered.
@@ -148,6 +160,8 @@ CEILING_KEYS = (
     "search_context_after",
     "rerank_candidates",
     "recency_limit",
+    "window_unsummarised_max",
+    "recap_messages",
     "recall_k",
     "memory_search_k",
     "context_salience_limit",

@@ -6,6 +6,11 @@ from django.utils import timezone
 from apps.agents.config import AgentConfig, build_config, validate_ceilings, validate_overrides
 from apps.core.errors import InvalidInput
 
+# A team's AGENTS.md goes into every one of its agents' prompts: kept to a document's size.
+TEAM_AGENTS_MD_MAX_BYTES = 64 * 1024
+# Its name in an agent's system prompt and workspace export (no entry may take it).
+TEAM_AGENTS_MD_NAME = "team/AGENTS.md"
+
 
 class Team(models.Model):
     """Humans who review the memory of a group of agents."""
@@ -17,6 +22,15 @@ class Team(models.Model):
     # Admin-set ceilings of the limits that protect the service (config.CEILING_KEYS):
     # setting -> ceiling. Only those below the global maximum are stored.
     ceilings = models.JSONField(default=dict, blank=True)
+    # Seed 001's AGENTS.md, "fleet-wide agent descriptions": one per team, shared by all its
+    # agents (get_context puts it before an agent's own AGENTS.md). Edited in the admin.
+    agents_md = models.TextField(
+        "AGENTS.md",
+        blank=True,
+        default="",
+        help_text="Markdown shared by every agent of the team, in each one's system prompt "
+        "before the agent's own AGENTS.md. Agents read it, they cannot change it.",
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -30,6 +44,11 @@ class Team(models.Model):
             validate_ceilings(self.ceilings)
         except InvalidInput as exc:
             raise ValidationError({"ceilings": exc.message}) from exc
+        size = len(self.agents_md.encode("utf-8"))
+        if size > TEAM_AGENTS_MD_MAX_BYTES:
+            raise ValidationError(
+                {"agents_md": f"AGENTS.md is {size} bytes; the limit is {TEAM_AGENTS_MD_MAX_BYTES}"}
+            )
 
 
 class MemberRole(models.TextChoices):

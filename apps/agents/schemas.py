@@ -22,3 +22,9 @@ class SettingsPatch(Schema):
     """Partial update of the agent's settings; a null value restores the default."""
 
     settings: dict[str, Any]
+
+
+class TeamDocumentOut(Schema):
+    team: str
+    name: str = Field(description="The document's name in the agent's system prompt.")
+    content: str

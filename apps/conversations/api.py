@@ -11,7 +11,6 @@ from apps.conversations.schemas import (
     SessionIn,
     SessionOut,
     SessionPage,
-    SessionPatch,
     WindowOut,
 )
 from apps.conversations.selectors import as_utc
@@ -35,28 +34,15 @@ def list_sessions(request, query: Query[PageQuery]):
     return {"items": page.items, "next_cursor": page.next_cursor}
 
 
-@router.get("/sessions/{session_id}", response=SessionOut)
-def get_session(request, session_id: str):
-    return selectors.session_get(agent=request.auth, ref=session_id)
-
-
-@router.patch("/sessions/{session_id}", response=SessionOut)
-def update_session(request, session_id: str, payload: SessionPatch):
-    session = selectors.session_get(agent=request.auth, ref=session_id)
-    return services.session_update(session=session, title=payload.title, metadata=payload.metadata)
-
-
-@router.delete("/sessions/{session_id}", response={204: None})
-def remove_session(request, session_id: str):
-    """Delete the session with its messages, meta and summary."""
-    session = selectors.session_get(agent=request.auth, ref=session_id)
-    services.session_remove(session=session)
-    return Status(204, None)
+# GET, PATCH and DELETE /sessions/{session_id} are in apps/memory/sessions_api.py: removal
+# also deletes the session's archives (apps.entries), which this app may not import.
 
 
 @router.get("/sessions/{session_id}/window", response=WindowOut)
 def get_window(request, session_id: str):
-    """The hot window: the last `max_history_messages` after the compaction cutoff."""
+    """The hot window: the last `max_history_messages` after the compaction cutoff, with
+    the older ones the summary does not cover yet, and seed 004's recap after a
+    consolidation (docs/lifecycle.md)."""
     session = selectors.session_get(agent=request.auth, ref=session_id)
     window = selectors.session_window(session=session)
     return {
@@ -65,6 +51,8 @@ def get_window(request, session_id: str):
         "summary": window.summary,
         "markers": window.markers,
         "messages": window.messages,
+        "unsummarised": window.unsummarised,
+        "recap": window.recap.text if window.recap else None,
     }
 
 

@@ -124,6 +124,17 @@ class WindowOut(Schema):
     summary: str | None
     markers: list[MarkerOut]
     messages: list[MessageOut]
+    unsummarised: int = Field(
+        0,
+        description="How many of `messages` are past max_history_messages: they left the "
+        "window and the summary does not cover them yet (window_includes_unsummarised).",
+    )
+    recap: str | None = Field(
+        None,
+        description="Seed 004's recap of the messages a consolidation left that `messages` "
+        "does not carry: one `[YYYY-MM-DD HH:MM] role: content` line each, cut to "
+        "recap_message_chars. None before any consolidation.",
+    )
 
 
 # --- search_chat_history (POST /search) ---------------------------------------------------

@@ -1,21 +1,24 @@
 """Reads for sessions and messages, always scoped to one agent."""
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from django.db.models import Q, QuerySet
 
 from apps.agents.models import Agent
 from apps.conversations import working_memory
 from apps.conversations.models import CompactMarker, Message, Session, SessionMeta, Summary
+from apps.conversations.recap import Recap, recap_text
 from apps.core.errors import NotFound
+from apps.core.fields import to_utc
 from apps.core.pagination import Page, keyset_paginate
 
 
 def as_utc(value: datetime) -> datetime:
-    """A naive time is taken as UTC."""
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+    """Aware UTC; a naive time is read in settings.TIME_ZONE (apps.core.fields.to_utc)."""
+    return to_utc(value)
 
 
 def session_get(*, agent: Agent, ref: str) -> Session:
@@ -112,22 +115,94 @@ class Window:
     summary: str | None
     messages: list[Message]
     markers: list[CompactMarker]
+    unsummarised: int = 0  # messages carried past max_history_messages: not summarised yet
+    recap: Recap | None = None
+
+
+def _key(m: Message) -> tuple[datetime, uuid.UUID]:
+    return (m.created_at, m.pk)
+
+
+def _unsummarised(session: Session, pool: list[Message], size: int, full: bool) -> list[Message]:
+    """The hot messages older than the window (the newest `size` of `pool`) after the summary
+    cursor, oldest first: the newest window_unsummarised_max of them. `pool`: the newest hot
+    messages, all of them when `full`; read from it when it reaches back to the cursor."""
+    config = session.agent.config
+    meta = session_meta(session=session)
+    cursor = (meta.summary_cursor, meta.summary_cursor_id) if meta else (None, None)
+    start = pool[-size]
+    if full or (cursor[0] is not None and _key(pool[0]) <= cursor):
+        found = [m for m in pool[:-size] if cursor[0] is None or _key(m) > cursor]
+        return found[-config.window_unsummarised_max :]
+    qs = _hot(session_messages(session=session), meta).filter(before(start.created_at, start.pk))
+    if cursor[0] is not None:
+        qs = qs.filter(after(*cursor))
+    rows = list(qs.order_by("-created_at", "-id")[: config.window_unsummarised_max])
+    rows.reverse()
+    return rows
+
+
+def window_messages(*, session: Session, limit: int) -> list[Message]:
+    """The newest `limit` hot messages, oldest first; with window_includes_unsummarised,
+    reaching back without a gap over the messages that left seed 000's window and that the
+    summary does not cover yet (docs/lifecycle.md, "Window and summary")."""
+    config = session.agent.config
+    size = config.max_history_messages
+    # Working memory holds the newest working_memory_cap: usually all that is needed.
+    n = max(limit, size, config.working_memory_cap)
+    pool = session_recent_messages(session=session, limit=n)
+    recent = pool[-limit:]
+    off = not config.window_includes_unsummarised or config.window_unsummarised_max == 0
+    if off or len(pool) <= size:
+        return recent  # off, or no message has left the window
+    left = _unsummarised(session, pool, size, full=len(pool) < n)
+    if not left or _key(left[0]) >= _key(recent[0]):
+        return recent
+    if _key(left[0]) >= _key(pool[0]):
+        return [m for m in pool if _key(m) >= _key(left[0])]
+    hot = _hot(session_messages(session=session), session_meta(session=session))
+    return list(hot.exclude(before(left[0].created_at, left[0].pk)))
+
+
+def session_recap(*, session: Session, shown: Sequence[Message]) -> Recap | None:
+    """Seed 004's recap: the hot messages after the newest consolidated one and older than
+    every `shown` message (what the agent gets in full), the newest recap_messages of them.
+    None before any consolidation, or when no such message is left."""
+    config = session.agent.config
+    if config.recap_messages == 0 or not shown:
+        return None
+    consolidated = Message.objects.filter(session=session, consolidated_at__isnull=False)
+    cutoff = consolidated.order_by("-created_at", "-id").only("id", "created_at").first()
+    if cutoff is None:
+        return None
+    oldest = min(shown, key=_key)
+    remaining = _hot(session_messages(session=session), session_meta(session=session)).filter(
+        after(cutoff.created_at, cutoff.pk), before(oldest.created_at, oldest.pk)
+    )
+    rows = list(remaining.order_by("-created_at", "-id")[: config.recap_messages])
+    if not rows:
+        return None
+    rows.reverse()
+    count = len(rows) if len(rows) < config.recap_messages else remaining.count()
+    return recap_text(rows, remaining=count, chars=config.recap_message_chars)
 
 
 def session_window(*, session: Session) -> Window:
     """Seed 000's context window: the rolling summary plus the last N messages after the
-    latest compact marker (seed 003: the window replays from it)."""
+    latest compact marker (seed 003: the window replays from it), with those not yet
+    summarised (window_messages) and seed 004's recap of what a consolidation left."""
     meta = session_meta(session=session)
     summary = session_summary(session=session)
-    messages = session_recent_messages(
-        session=session, limit=session.agent.config.max_history_messages
-    )
+    size = session.agent.config.max_history_messages
+    messages = window_messages(session=session, limit=size)
     return Window(
         session=session,
         start_at=meta.start_at if meta else None,
         summary=summary.content if summary and summary.content else None,
         messages=messages,
         markers=session_markers(session=session),
+        unsummarised=max(0, len(messages) - size),
+        recap=session_recap(session=session, shown=messages),
     )
 
 

@@ -4,7 +4,7 @@ import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -24,6 +24,7 @@ from apps.conversations.models import (
     Summary,
 )
 from apps.core.errors import Conflict, InvalidInput, PayloadTooLarge
+from apps.core.fields import to_utc
 from apps.providers.tokens import count_tokens_batch
 from apps.search.embedding import schedule_embedding
 
@@ -114,14 +115,21 @@ def session_reset(*, session: Session) -> ResetResult:
 
 
 @transaction.atomic
-def session_remove(*, session: Session) -> None:
-    """Seed 000's remove-session: the session, its messages, meta and summary are deleted.
-    Under the agent's lock, so a lifecycle run finishing meanwhile sees the session gone."""
+def session_remove(*, session: Session) -> int:
+    """Seed 000's remove-session: the session, its messages, markers, meta and summary are
+    deleted; rows of other apps that name it keep their row without it (SET_NULL). Under
+    the agent's lock, so a lifecycle run finishing meanwhile sees the session gone.
+    apps.lifecycle deletes the session's archives in the same transaction. Returns the
+    number of messages deleted."""
     lock_agent(session.agent_id)
     session_id = session.id
-    Message.objects.filter(session=session).delete()
+    deleted, _ = Message.objects.filter(session=session).delete()
+    CompactMarker.objects.filter(session=session).delete()
+    SessionMeta.objects.filter(session=session).delete()
+    Summary.objects.filter(session=session).delete()
     session.delete()
     working_memory.invalidate(session_id)
+    return deleted
 
 
 def _validate_batch(agent: Agent, messages: Sequence[NewMessage], max_batch: int) -> None:
@@ -152,16 +160,15 @@ def _validate_batch(agent: Agent, messages: Sequence[NewMessage], max_batch: int
 
 
 def _timestamps(messages: Sequence[NewMessage]) -> list[datetime]:
-    """Client times (as UTC), or now plus a microsecond per position to keep batch order."""
+    """Client times (as UTC; a naive one is read in TIME_ZONE), or now plus a microsecond
+    per position to keep batch order."""
     now = timezone.now()
     out = []
     for i, msg in enumerate(messages):
         if msg.created_at is None:
             out.append(now + timedelta(microseconds=i))
-        elif msg.created_at.tzinfo is None:
-            out.append(msg.created_at.replace(tzinfo=UTC))
         else:
-            out.append(msg.created_at.astimezone(UTC))
+            out.append(to_utc(msg.created_at))
     return out
 
 

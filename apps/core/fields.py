@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import numpy as np
 from django.core import checks
 from django.db import models
+from django.utils import timezone
 from pydantic import AfterValidator, Field
 from pydantic_core import PydanticCustomError
 
@@ -16,12 +17,19 @@ MAX_JSON_BYTES = 64 * 1024
 MAX_JSON_DEPTH = 20
 
 
-def _utc(value: datetime) -> datetime:
-    """Aware UTC; a time without offset is taken as UTC. Refused when UTC leaves 1-9999."""
+def to_utc(value: datetime) -> datetime:
+    """Aware UTC. A naive time is local time in settings.TIME_ZONE (seed 000); a wall time
+    a DST change skips or repeats takes fold=0: the offset before the change. OverflowError
+    when UTC leaves year 1-9999."""
     if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
+        value = value.replace(tzinfo=timezone.get_default_timezone(), fold=0)
+    return value.astimezone(UTC)
+
+
+def _utc(value: datetime) -> datetime:
+    """to_utc for request fields; refused (422) when UTC leaves year 1-9999."""
     try:
-        return value.astimezone(UTC)
+        return to_utc(value)
     except OverflowError:
         raise PydanticCustomError(
             "datetime_range", "datetime must be within year 1 to 9999 in UTC"
@@ -48,7 +56,7 @@ def bounded_json(value: Any) -> Any:
     return value
 
 
-# Request datetimes: any offset, stored and compared as aware UTC.
+# Request datetimes: any offset (none: TIME_ZONE), stored and compared as aware UTC.
 UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
 # Free-form JSON a client stores with a row (metadata, tool calls, arguments).
 JsonObject = Annotated[dict[str, Any], AfterValidator(bounded_json)]

@@ -9,13 +9,18 @@ other operations on them, so they are allowed and recorded like any other.
 from dataclasses import dataclass
 from datetime import datetime
 
+from celery import signature
+from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
+from apps.core import tasknames
 from apps.core.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
+from apps.core.unavailable import send_or_defer
 from apps.entries import names
 from apps.entries.models import Action, Entry, EntryAlias, EntryChange, Kind
 from apps.providers.tokens import count_tokens
@@ -95,10 +100,31 @@ def entry_change_record(
 
 
 def _flag_memory(agent: Agent, entry: Entry) -> None:
-    # Seed 004: MEMORY.md past max_memory_bytes is flagged; consolidation compresses it.
+    # Seed 004: MEMORY.md past max_memory_bytes is flagged, and its compression queued.
     entry.needs_compression = entry.name == names.MEMORY and (
         len(entry.content.encode("utf-8")) > agent.config.max_memory_bytes
     )
+    if entry.needs_compression:
+        _announce_compression(agent.pk)
+
+
+def _announce_compression(agent_id: int) -> None:
+    """After the write commits, queue the agent's MEMORY.md compression, once until the task
+    starts (debounced like the lifecycle's triggers). Called inside the write's transaction."""
+
+    # A domain app announces, the lifecycle consumes: entries sits below apps.lifecycle and
+    # may not import it (import-linter), and there are no signals, so the task is sent by
+    # its registered name. A broker that is down fails no write: lifecycle.compress_due
+    # picks the entry up later.
+    def send() -> None:
+        key = tasknames.compress_debounce_key(agent_id)
+        if not cache.add(key, 1, timeout=settings.MEMORYHUB_LIFECYCLE_DEBOUNCE_SECONDS):
+            return
+        task = signature(tasknames.COMPRESS_MEMORY, args=(agent_id,))
+        if not send_or_defer(task.delay, what=f"MEMORY.md compression of agent {agent_id}"):
+            cache.delete(key)  # the next write tries again
+
+    transaction.on_commit(send)
 
 
 def entry_set_content(
@@ -298,3 +324,18 @@ def entry_append(*, agent: Agent, name: str, text: str, header: str = "") -> Ent
     entry.updated_at = now
     entry.save()
     return entry
+
+
+@transaction.atomic
+def entry_archives_remove(
+    *, agent: Agent, ids: list[int], changed_by: str, detail: str = ""
+) -> list[str]:
+    """Delete these archives of the agent with their aliases (a session removed with its
+    data, seed 000). Unlike Remove, the change log keeps that they went, not their text."""
+    lock_agent(agent)
+    archives = list(Entry.objects.filter(agent=agent, kind=Kind.ARCHIVE, pk__in=ids).order_by("id"))
+    for entry in archives:
+        entry_change_record(entry, Action.REMOVE, changed_by, detail=detail)
+    EntryAlias.objects.filter(entry__in=archives).delete()
+    Entry.objects.filter(pk__in=[e.pk for e in archives]).delete()
+    return [e.name for e in archives]

@@ -120,7 +120,15 @@ class ErrorRecordAdmin(TeamScopedAdmin):
 class LearningAdmin(TeamScopedAdmin):
     """Seed 001's learnings: approve what consolidation proposed, edit, archive."""
 
-    list_display = ["short_content", "kind", "status", "source", "agent", "created_at"]
+    list_display = [
+        "short_content",
+        "kind",
+        "status",
+        "source",
+        "seen_count",
+        "agent",
+        "created_at",
+    ]
     list_filter = ["kind", "status", "source", ("agent", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["content"]
     readonly_fields = [
@@ -128,6 +136,9 @@ class LearningAdmin(TeamScopedAdmin):
         "session",
         "session_key",
         "error_record",
+        "dedup_key",
+        "seen_count",
+        "last_seen_at",
         "created_at",
         "updated_at",
     ]

@@ -88,6 +88,7 @@ class LearningSource(models.TextChoices):
     USER = "user"
     CONSOLIDATION = "consolidation"
     ADMIN = "admin"
+    CAPTURE = "capture"  # a failing tool message (`is_error`), captured at append time
 
 
 class LearningStatus(models.TextChoices):
@@ -116,6 +117,12 @@ class Learning(models.Model):
     error_record = models.ForeignKey(
         ErrorRecord, on_delete=models.SET_NULL, null=True, blank=True, related_name="learnings"
     )
+    # A captured failure (source "capture"): SHA-256 of its tool and normalised error, so the
+    # same failure again touches this learning (seen_count, last_seen_at) instead of adding
+    # one. Empty for every other learning. Error records expire; this dedup does not.
+    dedup_key = models.CharField(max_length=64, blank=True, default="")
+    seen_count = models.PositiveIntegerField(default=1)
+    last_seen_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 
@@ -127,6 +134,11 @@ class Learning(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(status__in=["active", "pending", "archived"]), name="learning_status"
+            ),
+            models.UniqueConstraint(
+                fields=["agent", "dedup_key"],
+                condition=~Q(dedup_key=""),
+                name="learning_capture_dedup",
             ),
         ]
         indexes = [models.Index(fields=["agent", "status", "kind"], name="learning_agent_status")]

@@ -110,6 +110,10 @@ class LearningOut(Schema):
     session_id: uuid.UUID | None
     session_key: str
     error_record_id: int | None
+    seen_count: int = Field(
+        description="A captured failure (source capture): how often it happened; else 1."
+    )
+    last_seen_at: datetime | None
     created_at: datetime
     updated_at: datetime
 

@@ -3,6 +3,8 @@ not write: callers refresh the TTL of what they return (services.errors_touch)."
 
 from dataclasses import dataclass, field
 
+from django.db.models import QuerySet
+
 from apps.agents.models import Agent
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.pagination import Page, keyset_paginate
@@ -180,3 +182,9 @@ def learnings_active(*, agent: Agent) -> list[Learning]:
             "kind", "created_at", "id"
         )
     )
+
+
+def learnings_searchable(*, agent: Agent) -> QuerySet[Learning]:
+    """The learnings memory_search may return: the agent's active ones (a pending learning
+    waits for review, an archived one is retired)."""
+    return Learning.objects.filter(agent=agent, status=LearningStatus.ACTIVE)

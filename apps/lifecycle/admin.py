@@ -37,7 +37,8 @@ class RunAdmin(TeamScopedAdmin):
 
 @admin.register(HistoryEntry)
 class HistoryEntryAdmin(TeamScopedAdmin):
-    """Seed 004's append-only history: read-only."""
+    """Seed 004's append-only history ("never truncated"): read-only, and no one deletes an
+    entry here, superusers included (no delete permission, so no bulk delete action)."""
 
     list_display = ["created_at", "agent", "session_key", "kind", "short_content"]
     list_filter = ["kind", "agent__team", "agent", embedding_status_filter("history")]
@@ -66,6 +67,9 @@ class HistoryEntryAdmin(TeamScopedAdmin):
         return False
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
 
     @admin.display(description="content")

@@ -16,6 +16,7 @@ class RunKind(models.TextChoices):
     COMPACT = "compact"
     FLUSH = "flush"
     EXTRACT = "extract"
+    COMPRESS = "compress"  # seed 004: MEMORY.md over max_memory_bytes, compressed on its own
 
 
 class Trigger(models.TextChoices):

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from apps.conversations.schemas import MarkerOut, SessionOut
 
-RunKindName = Literal["summary", "consolidate", "compact", "flush", "extract"]
+RunKindName = Literal["summary", "consolidate", "compact", "flush", "extract", "compress"]
 RunStatusName = Literal["ok", "fallback", "failed", "timeout", "skipped"]
 
 

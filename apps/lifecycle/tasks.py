@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from apps.agents.models import Agent
 from apps.conversations.models import Message, Session, SessionMeta
+from apps.core.tasknames import COMPRESS_MEMORY, compress_debounce_key
 from apps.lifecycle import services
 from apps.lifecycle.models import Run, RunKind, Trigger
 
@@ -143,3 +144,37 @@ def compact_due_task(limit: int = SWEEP_LIMIT) -> int:
             compact_task.delay(str(session_id), Trigger.BEAT)
             sent += 1
     return sent
+
+
+@shared_task(name=COMPRESS_MEMORY, bind=True, max_retries=120, **_TASK)
+def compress_task(self, agent_id: int, trigger: str = Trigger.AUTO) -> int:
+    """Compress the agent's MEMORY.md if it is over max_memory_bytes (seed 004). Sent by
+    name by apps.entries after a write; waits its turn behind the agent's other MEMORY.md
+    writers up to its consolidation timeout, then tries again later."""
+    cache.delete(compress_debounce_key(agent_id))
+    agent = Agent.objects.select_related("team").filter(pk=agent_id).first()
+    if agent is None:
+        return 0
+    # Inline (eager), the sender may be the lease holder itself (a consolidation writing
+    # MEMORY.md): try once; the compress_due sweep takes what is left.
+    wait = None if self.request.is_eager else agent.config.consolidation_timeout_seconds
+    wait_until = None if wait is None else time.monotonic() + wait
+    try:
+        runs = services.memory_compress(
+            agent=agent, trigger=trigger, wait_until=wait_until, raise_busy=True
+        )
+        return len(runs)
+    except services.Busy as exc:
+        if self.request.is_eager:
+            return 0
+        raise self.retry(countdown=BUSY_RETRY_SECONDS, exc=exc) from exc
+
+
+@shared_task(name="lifecycle.compress_due", acks_late=True, soft_time_limit=50, time_limit=60)
+def compress_due_task(limit: int = SWEEP_LIMIT) -> int:
+    """Beat: queue the compression of each MEMORY.md over its limit that no compression run
+    has seen since its last write (the write's own task was never sent: broker down)."""
+    due = services.compression_due(limit=limit)
+    for agent_id in due:
+        compress_task.delay(agent_id, Trigger.BEAT)
+    return len(due)

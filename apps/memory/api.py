@@ -132,9 +132,10 @@ def memory_recall(request, payload: RecallIn):
 
 @router.post("/memory/search", response=SearchOut)
 def memory_search(request, payload: SearchIn):
-    """Hybrid search over workspace documents, entries and facts in one ranked list; keyword
-    only, with `degraded: ["semantic"]`, when the query cannot be embedded. A `k` over the
-    team's memory_search_k ceiling is 422."""
+    """Hybrid search over workspace documents, entries, facts, learnings and HISTORY entries
+    in one ranked list, each hit labelled with its `source`; keyword only, with `degraded:
+    ["semantic"]`, when the query cannot be embedded. A `k` over the team's memory_search_k
+    ceiling is 422."""
     within_ceiling(request.auth, "memory_search_k", payload.k, loc=["body", "k"])
     result = selectors.memory_search(agent=request.auth, query=payload.query, k=payload.k)
     return {"items": result.items, "degraded": result.degraded}
@@ -170,7 +171,7 @@ def _message_out(c) -> dict:
 
 def context_out(turn: services.ContextTurn) -> dict:
     """A ContextTurn as the ContextOut body."""
-    ctx = turn.context
+    ctx, usage = turn.context, turn.usage
     request = ctx.request
     system_parts = [p for p in ctx.parts if p.kind != "fact"]
     fact_parts = [p for p in ctx.parts if p.kind == "fact"]
@@ -196,13 +197,23 @@ def context_out(turn: services.ContextTurn) -> dict:
             "used_tokens": ctx.used_tokens,
             "required_tokens": ctx.required_tokens,
             "ratio": ctx.ratio,
-            "flush_ratio": request.config.flush_ratio,
-            "compact_ratio": request.config.compact_ratio,
-            "flush_recommended": ctx.flush_recommended,
-            "compact_required": ctx.compact_required,
-            "context_window_tokens": request.config.context_window_tokens,
-            "usage_ratio": turn.usage_ratio,
-            "action": turn.action,
+            "flush_ratio": usage.flush_ratio,
+            "compact_ratio": usage.compact_ratio,
+            "flush_recommended": usage.flush_recommended,
+            "compact_required": usage.compact_required,
+            "context_window_tokens": usage.window,
+            "usage_ratio": usage.ratio,
+            "usage_tokens": usage.tokens,
+            "measured_by": usage.measured_by,
+            "counted": {
+                "system": usage.system,
+                "summary": usage.summary,
+                "messages": usage.messages,
+                "message_count": usage.message_count,
+                "estimate": usage.estimate,
+                "observed": usage.observed,
+            },
+            "action": usage.action,
             "action_status": turn.status,
             "runs": turn.runs,
         },
@@ -215,8 +226,11 @@ def context_out(turn: services.ContextTurn) -> dict:
 
 @router.post("/context", response=ContextOut)
 def context(request, payload: ContextIn):
-    """get_context: system part, tri-hybrid messages and token figures within a budget.
-    A `max_tokens` over the team's context_max_tokens ceiling is 422."""
+    """get_context: system part, tri-hybrid messages and token figures within a budget,
+    with seed 001's context manager: usage is what the agent's model holds (documents,
+    summary, every message after the latest compact marker, or the agent's observed_tokens)
+    against context_window_tokens; at flush_ratio it flushes facts, at compact_ratio it
+    writes, then compacts. A `max_tokens` over the team's context_max_tokens ceiling is 422."""
     within_ceiling(
         request.auth, "context_max_tokens", payload.max_tokens, loc=["body", "max_tokens"]
     )
@@ -227,6 +241,7 @@ def context(request, payload: ContextIn):
         query=payload.query,
         max_tokens=payload.max_tokens,
         lifecycle=payload.lifecycle,
+        observed_tokens=payload.observed_tokens,
     )
     return context_out(turn)
 

@@ -1,5 +1,7 @@
 """Seed 000's error memory at the moment a tool fails: the failing tool message is recorded,
-and the append answers with hints from the tool's earlier failures.
+and the append answers with hints from the tool's earlier failures. Seed 001's
+learnings/errors.md gets it too: an error learning with the call's arguments and the user's
+request before it, one per tool and normalised error.
 
 The tool is the message's tool_name, or the name of the call it answers (its tool_call_id,
 in the same batch or among the session's recent assistant messages).
@@ -9,11 +11,14 @@ import json
 from collections.abc import Sequence
 from dataclasses import replace
 
-from apps.conversations.models import Message, Session
+from django.db import transaction
+
+from apps.conversations.models import Message, Role, Session
+from apps.conversations.selectors import before
 from apps.conversations.services import NewMessage
 from apps.core.errors import InvalidInput
 from apps.learnings.selectors import Hint, error_hints
-from apps.learnings.services import error_capture, errors_touch
+from apps.learnings.services import Failure, error_capture, errors_touch, learning_capture
 
 RECENT_CALLS = 50  # assistant messages searched for the call a failing tool message answers
 
@@ -77,24 +82,52 @@ def _arguments(call: dict | None):
     return raw if isinstance(raw, dict) else {}
 
 
+def _request_before(message: Message) -> str:
+    """The user's message the failing call answered: the latest one before it."""
+    found = (
+        Message.objects.filter(session_id=message.session_id, role=Role.USER)
+        .filter(before(message.created_at, message.id))
+        .order_by("-created_at", "-id")
+        .values_list("content", flat=True)
+        .first()
+    )
+    return found or ""
+
+
 def capture_and_hint(
     *, session: Session, stored: Sequence[Message], created_ids, calls: dict[str, dict]
 ) -> list[Hint]:
     """Record each failing tool message this append stored, then the hints for each failing
-    tool: its other records, best first; the hints' TTLs are refreshed."""
+    tool: its other records, best first; the hints' TTLs are refreshed. Each failure also
+    becomes (or touches) an error learning, in the record's transaction."""
     latest: dict[str, Message] = {}
     new_records: set[int] = set()
     for message in stored:
         if not (message.is_error and message.id in created_ids):
             continue
-        record, created = error_capture(
-            agent=session.agent,
-            session_id=session.pk,
+        arguments = _arguments(calls.get(str(message.tool_call_id)))
+        failure = Failure(
             tool_name=message.tool_name,
             error=message.content,
-            arguments=_arguments(calls.get(str(message.tool_call_id))),
-            context={"session": session.key, "tool_call_id": message.tool_call_id},
+            arguments=arguments,
+            request=_request_before(message),
         )
+        with transaction.atomic():
+            record, created = error_capture(
+                agent=session.agent,
+                session_id=session.pk,
+                tool_name=message.tool_name,
+                error=message.content,
+                arguments=arguments,
+                context={"session": session.key, "tool_call_id": message.tool_call_id},
+            )
+            learning_capture(
+                agent=session.agent,
+                failure=failure,
+                session_id=session.pk,
+                session_key=session.key,
+                error_record=record,
+            )
         if created:
             new_records.add(record.pk)
         latest[message.tool_name] = message

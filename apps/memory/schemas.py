@@ -91,7 +91,8 @@ class SearchIn(Schema):
 
 
 class SearchHitOut(Schema):
-    source: str
+    source: str = Field(description="Where the hit came from: document, entry, fact, learning "
+                        "(an active learning) or history (a HISTORY entry).")  # fmt: skip
     id: int
     name: str
     content: str
@@ -117,6 +118,15 @@ class ContextIn(Schema):
         description="At flush_ratio or compact_ratio usage: act in the background, act now "
         "and return the re-assembled context (wait), or only report (off).",
     )
+    observed_tokens: int | None = Field(
+        None,
+        ge=0,
+        le=10_000_000,
+        strict=True,
+        description="Your model's own count of its last prompt (input tokens only, never "
+        "output), as Letta and LlamaIndex measure it. Given, it stands in for memoryhub's "
+        "estimate of the context usage.",
+    )
 
 
 class PartOut(Schema):
@@ -124,6 +134,7 @@ class PartOut(Schema):
     name: str
     content: str
     tokens: int
+    truncated: bool = False  # MEMORY.md over the whole budget is cut to it (see warnings)
 
 
 class ContextFactOut(Schema):
@@ -162,19 +173,37 @@ class TokensOut(Schema):
     total: int
 
 
+class UsageCountedOut(Schema):
+    system: int = Field(description="The documents, learnings and hints the prompt carries.")
+    summary: int = Field(description="The rolling summary.")
+    messages: int = Field(description="Every message after the latest compact marker.")
+    message_count: int
+    estimate: int = Field(description="system + summary + messages.")
+    observed: int | None = Field(description="The observed_tokens sent, if any.")
+
+
 class UsageOut(Schema):
     max_tokens: int
     used_tokens: int
     required_tokens: int
-    ratio: float
+    ratio: float = Field(description="required_tokens / max_tokens: this turn's budget.")
     flush_ratio: float
     compact_ratio: float
     flush_recommended: bool
     compact_required: bool
     context_window_tokens: int
-    usage_ratio: float
+    usage_ratio: float = Field(
+        description="usage_tokens / context_window_tokens: what the agent's model holds "
+        "(seed 001), measured before any action this call took."
+    )
+    usage_tokens: int
+    measured_by: Literal["observed", "estimate"]
+    counted: UsageCountedOut
     action: Literal["none", "flush", "compact"]
-    action_status: Literal["none", "queued", "already_queued", "done", "off"]
+    action_status: Literal["none", "queued", "already_queued", "done", "off"] = Field(
+        description="none (under flush_ratio), off (lifecycle off), queued or "
+        "already_queued (background), done (wait: ran now; `runs` says how each step went)."
+    )
     runs: list[RunOut]
 
 

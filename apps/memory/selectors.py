@@ -1,20 +1,23 @@
-"""memory_search (seed 001): one ranked list over workspace documents, entries, facts and
-seed 004's history entries."""
+"""memory_search (seed 001): one ranked list over workspace documents, entries, facts,
+seed 001's learnings and seed 004's history entries, each hit labelled with its source."""
 
 from dataclasses import dataclass, field
 
 from apps.agents.models import Agent
 from apps.core.errors import InvalidInput
 from apps.facts.selectors import facts_usable
+from apps.learnings.selectors import learnings_searchable
 from apps.search.corpora import get_corpus
 from apps.search.hybrid import Scope, hybrid_search
 
 
 @dataclass(frozen=True)
 class MemoryHit:
-    source: str  # document | entry | fact | history
+    source: str  # document | entry | fact | learning | history
     id: int
-    name: str  # entry name, or "category/key" for a fact
+    # entry name; "category/key" for a fact; its file (learnings/errors.md, ...) for a
+    # learning; "HISTORY <time>" for a history entry
+    name: str
     content: str
     score: float  # reciprocal-rank-fusion score
     legs: dict[str, float]  # each leg that found it: its own score (bm25, cosine)
@@ -27,9 +30,10 @@ class MemorySearch:
 
 
 def memory_search(*, agent: Agent, query: str, k: int | None = None) -> MemorySearch:
-    """BM25 over entries (documents and archives included), vector + keyword over current
-    facts and history entries, fused by RRF. When the query cannot be embedded the keyword
-    legs answer alone, with `degraded` ["semantic"]."""
+    """BM25 over entries (documents and archives included) and active learnings, vector +
+    keyword over current facts and history entries, fused by RRF. Pending facts and pending
+    learnings are never returned. When the query cannot be embedded the keyword legs answer
+    alone, with `degraded` ["semantic"]."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must not be empty", loc=["body", "query"])
     k = k or agent.config.memory_search_k
@@ -39,6 +43,7 @@ def memory_search(*, agent: Agent, query: str, k: int | None = None) -> MemorySe
         scopes=[
             Scope("entries"),
             Scope("facts", queryset=facts_usable(agent=agent)),
+            Scope("learnings", queryset=learnings_searchable(agent=agent)),
             Scope("history"),
         ],
         limit=k,

@@ -27,7 +27,7 @@ from apps.lifecycle.services import (
     session_write_then_compact,
 )
 from apps.lifecycle.triggers import after_append, context_enqueue
-from apps.memory.context import Context, get_context
+from apps.memory.context import Context, Usage, get_context
 from apps.memory.failures import capture_and_hint, named_failures
 
 
@@ -94,29 +94,44 @@ def memory_recall(
 
 @dataclass(frozen=True)
 class ContextTurn:
-    """get_context with seed 001's context manager: the context, and what was done about
-    its usage (`action`: none, flush or compact; `status`: none, queued, already_queued,
-    done or off)."""
+    """get_context with seed 001's context manager: the context, the usage that decided
+    the action (`usage.action`: none, flush or compact), and what was done about it
+    (`status`: none, queued, already_queued, done or off) with the runs of a "wait"."""
 
     context: Context
-    usage_ratio: float
-    action: str
+    usage: Usage
     status: str
     runs: list[Run]
 
+    @property
+    def usage_ratio(self) -> float:
+        return self.usage.ratio
+
+    @property
+    def action(self) -> str:
+        return self.usage.action
+
 
 def context_turn(
-    *, agent: Agent, session: Session, query: str | None, max_tokens: int | None, lifecycle: str
+    *,
+    agent: Agent,
+    session: Session,
+    query: str | None,
+    max_tokens: int | None,
+    lifecycle: str,
+    observed_tokens: int | None = None,
 ) -> ContextTurn:
-    """Assemble the context; at flush_ratio flush facts, at compact_ratio write-then-compact:
-    in the background (default), now and re-assemble ("wait"), or not at all ("off")."""
+    """Assemble the context and measure usage (the agent's `observed_tokens` if it sent
+    them); at flush_ratio flush facts, at compact_ratio write-then-compact: in the
+    background (default), now and re-assemble ("wait"), or not at all ("off")."""
     ctx = get_context(agent=agent, session=session, query=query, max_tokens=max_tokens)
-    ratio, action = ctx.usage_ratio, ctx.action
+    usage = ctx.usage(observed_tokens=observed_tokens)
+    action = usage.action
     if action == "none" or lifecycle == "off":
-        return ContextTurn(ctx, ratio, action, "none" if action == "none" else "off", [])
+        return ContextTurn(ctx, usage, "none" if action == "none" else "off", [])
     if lifecycle == "background":
         queued = context_enqueue(session=session, action=action)
-        return ContextTurn(ctx, ratio, action, "queued" if queued else "already_queued", [])
+        return ContextTurn(ctx, usage, "queued" if queued else "already_queued", [])
     deadline = time.monotonic() + agent.config.consolidation_timeout_seconds
     if action == "compact":
         runs = session_write_then_compact(
@@ -125,7 +140,7 @@ def context_turn(
     else:
         runs = session_flush(session=session, trigger=Trigger.CONTEXT, deadline=deadline)
     ctx = get_context(agent=agent, session=session, query=query, max_tokens=max_tokens)
-    return ContextTurn(ctx, ratio, action, "done", runs)
+    return ContextTurn(ctx, usage, "done", runs)
 
 
 @dataclass(frozen=True)
@@ -149,9 +164,11 @@ def messages_append_turn(
 
 
 def workspace_archive(*, agent: Agent) -> bytes:
-    """The workspace .tar.gz: entries, with the generated files: seed 004's history and
-    seed 001's learnings."""
+    """The workspace .tar.gz: entries, with the generated files: seed 004's history,
+    seed 001's learnings and the team's AGENTS.md (read-only: an import skips it)."""
     generated = {**history_files(agent=agent), **learnings_files(agent=agent)}
+    if agent.team.agents_md.strip():
+        generated[names.TEAM_AGENTS] = agent.team.agents_md
     return workspace_export(agent=agent, generated=generated)
 
 

@@ -1,30 +1,105 @@
 """JSON over HTTP for the OpenAI-compatible providers, on the standard library only.
 
 Every failure surfaces as one HttpFailure whose `kind` lets each provider map it onto its
-own error classes.
+own error classes. A Cancellation lets another thread abandon a request: it shuts the
+request's socket down, so the server sees the client go away instead of answering nobody.
 """
 
+import contextlib
 import http.client
 import json
+import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from typing import Any, Literal
 
-FailureKind = Literal["timeout", "connection", "status", "body"]
+FailureKind = Literal["timeout", "connection", "status", "body", "cancelled"]
 
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 _ERROR_SNIPPET_CHARS = 300
+# Error bodies are kept this long for providers that read them (e.g. which parameter a 400
+# rejects); the message shows only the snippet.
+_ERROR_DETAIL_BYTES = 4096
 
 
 class HttpFailure(Exception):
-    """A request that produced no usable JSON: timed out, unreachable, error status or bad body."""
+    """A request that produced no usable JSON: timed out, unreachable, error status, bad body
+    or cancelled; `detail` is the start of an error status's body."""
 
-    def __init__(self, kind: FailureKind, message: str, *, status: int | None = None) -> None:
+    def __init__(
+        self, kind: FailureKind, message: str, *, status: int | None = None, detail: str = ""
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.status = status
+        self.detail = detail
+
+
+class Cancellation:
+    """A handle another thread uses to abandon requests: cancel() shuts their sockets down.
+
+    A request started after cancel() fails at once; one in flight fails within a socket read.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        self._cancelled = False
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            sockets, self._sockets = self._sockets, []
+        for sock in sockets:
+            _shut(sock)
+
+    def _attach(self, sock: socket.socket) -> None:
+        with self._lock:
+            if not self._cancelled:
+                self._sockets.append(sock)
+                return
+        _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    # shutdown(), unlike close(), wakes a thread blocked in recv() on the same socket and
+    # sends the FIN at once. The plain socket's method, also for TLS: the reading thread
+    # still owns the SSL object.
+    with contextlib.suppress(OSError):  # already closed, or never connected
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+
+def _opener(cancel: Cancellation) -> urllib.request.OpenerDirector:
+    """urllib's opener (proxies included) whose connections register with `cancel`."""
+
+    class _HTTPConnection(http.client.HTTPConnection):
+        def connect(self) -> None:
+            super().connect()
+            cancel._attach(self.sock)
+
+    class _HTTPSConnection(http.client.HTTPSConnection):
+        def connect(self) -> None:
+            super().connect()
+            cancel._attach(self.sock)
+
+    # do_open() is where urllib names the connection class; the rest (proxies, TLS context)
+    # stays urllib's own.
+    class _HTTPHandler(urllib.request.HTTPHandler):
+        def do_open(self, http_class, req, **kwargs):
+            return super().do_open(_HTTPConnection, req, **kwargs)
+
+    class _HTTPSHandler(urllib.request.HTTPSHandler):
+        def do_open(self, http_class, req, **kwargs):
+            return super().do_open(_HTTPSConnection, req, **kwargs)
+
+    return urllib.request.build_opener(_HTTPHandler(), _HTTPSHandler())
 
 
 def check_base_url(url: str) -> str:
@@ -56,8 +131,18 @@ def _read_body(response: http.client.HTTPResponse, deadline: float) -> bytes:
     return b"".join(chunks)
 
 
-def post_json(url: str, payload: dict[str, Any], *, api_key: str, timeout: float) -> Any:
-    """POST `payload` as JSON and return the decoded JSON answer; raises HttpFailure."""
+def post_json(
+    url: str,
+    payload: dict[str, Any],
+    *,
+    api_key: str,
+    timeout: float,
+    cancel: Cancellation | None = None,
+) -> Any:
+    """POST `payload` as JSON and return the decoded JSON answer; raises HttpFailure.
+
+    `cancel`, when given, can abandon the request from another thread (kind "cancelled").
+    """
     check_base_url(url)  # urlopen would also follow file: and custom schemes
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if api_key:
@@ -65,29 +150,42 @@ def post_json(url: str, payload: dict[str, Any], *, api_key: str, timeout: float
     request = urllib.request.Request(  # noqa: S310 - http(s) only, checked above
         url, data=json.dumps(payload).encode(), headers=headers, method="POST"
     )
+    if cancel is not None and cancel.cancelled:
+        raise HttpFailure("cancelled", f"request to {url} cancelled before it was sent")
+    urlopen = _opener(cancel).open if cancel is not None else urllib.request.urlopen
     deadline = time.monotonic() + timeout
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
+        with urlopen(request, timeout=timeout) as response:
             raw = _read_body(response, deadline)
     except urllib.error.HTTPError as exc:
         try:
-            detail = _snippet(exc.read(_ERROR_SNIPPET_CHARS * 4))
+            body = exc.read(_ERROR_DETAIL_BYTES)
         except (OSError, http.client.HTTPException):
-            detail = ""
+            body = b""
+        detail = _snippet(body)
         message = f"HTTP {exc.code} from {url}" + (f": {detail}" if detail else "")
-        raise HttpFailure("status", message, status=exc.code) from exc
-    except urllib.error.URLError as exc:
-        if isinstance(exc.reason, TimeoutError):
-            raise HttpFailure("timeout", f"no answer from {url} within {timeout:g} s") from exc
-        raise HttpFailure("connection", f"cannot reach {url}: {exc.reason}") from exc
-    except TimeoutError as exc:
-        raise HttpFailure("timeout", f"no answer from {url} within {timeout:g} s") from exc
-    except (OSError, http.client.HTTPException) as exc:
-        # RemoteDisconnected, ConnectionResetError, BadStatusLine...: the server dropped us.
         raise HttpFailure(
-            "connection", f"connection to {url} failed: {type(exc).__name__}: {exc}"
+            "status", message, status=exc.code, detail=body.decode("utf-8", "replace")
         ) from exc
+    except (OSError, http.client.HTTPException) as exc:
+        raise _failure(url, timeout, exc, cancel) from exc
     try:
         return json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise HttpFailure("body", f"{url} answered non-JSON: {_snippet(raw)!r}") from exc
+
+
+def _failure(
+    url: str, timeout: float, exc: BaseException, cancel: Cancellation | None
+) -> HttpFailure:
+    if cancel is not None and cancel.cancelled:
+        # Whatever the shut socket raised (reset, EOF, bad status line), it was us.
+        return HttpFailure("cancelled", f"request to {url} cancelled")
+    if isinstance(exc, urllib.error.URLError):
+        if isinstance(exc.reason, TimeoutError):
+            return HttpFailure("timeout", f"no answer from {url} within {timeout:g} s")
+        return HttpFailure("connection", f"cannot reach {url}: {exc.reason}")
+    if isinstance(exc, TimeoutError):
+        return HttpFailure("timeout", f"no answer from {url} within {timeout:g} s")
+    # RemoteDisconnected, ConnectionResetError, BadStatusLine...: the server dropped us.
+    return HttpFailure("connection", f"connection to {url} failed: {type(exc).__name__}: {exc}")

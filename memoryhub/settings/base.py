@@ -168,7 +168,9 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "review:dashboard"
 LOGOUT_REDIRECT_URL = "login"
 LANGUAGE_CODE = "en-us"
-TIME_ZONE = "UTC"
+# Seed 000 reads naive timestamps in the local time zone: a request time without an offset
+# is read in TIME_ZONE and stored as UTC (apps/core/fields.py). Everything is stored in UTC.
+TIME_ZONE = env.str("MEMORYHUB_TIME_ZONE", default="UTC")
 USE_I18N = True
 USE_TZ = True
 
@@ -255,6 +257,13 @@ CELERY_BEAT_SCHEDULE: dict = {
         "schedule": 600.0,
         "options": {"expires": 590},
     },
+    # Every 10 minutes: compress each MEMORY.md over its agent's max_memory_bytes that no
+    # compression has seen since its last write (seed 004; the write's own task was lost).
+    "compress-due": {
+        "task": "lifecycle.compress_due",
+        "schedule": 600.0,
+        "options": {"expires": 590},
+    },
     # Hourly: delete error records past their TTL (seed 000's 90 days, refreshed on hit).
     "expire-error-memory": {
         "task": "learnings.expire_errors",
@@ -274,6 +283,7 @@ CELERY_BEAT_SCHEDULE: dict = {
 MEMORYHUB_CONTEXT_PROVIDERS = [
     "apps.memory.context.providers.workspace_documents",
     "apps.memory.context.providers.rolling_summary",
+    "apps.memory.context.providers.consolidation_recap",
     "apps.memory.context.providers.active_learnings",
     "apps.memory.context.providers.error_hints",
     "apps.memory.context.providers.salient_facts",
@@ -333,6 +343,10 @@ MEMORYHUB_LIFECYCLE_LEASE_MARGIN_SECONDS = env.float(
 MEMORYHUB_SEARCH_MAX_QUERY_BYTES = env.int("MEMORYHUB_SEARCH_MAX_QUERY_BYTES", default=4096)
 
 _LLM_URL = env.str("MEMORYHUB_LLM_URL", default="")
+# The LLM's context window in tokens: prompt plus max_tokens must fit it (8192 when unknown).
+MEMORYHUB_LLM_CONTEXT_TOKENS = env.int("MEMORYHUB_LLM_CONTEXT_TOKENS", default=8192)
+# Background lifecycle calls' time limit: a CPU model needs minutes, not seed 004's 30 s.
+MEMORYHUB_LLM_BACKGROUND_TIMEOUT = env.float("MEMORYHUB_LLM_BACKGROUND_TIMEOUT", default=600.0)
 MEMORYHUB_PROVIDERS = {
     "embedding": (
         {
@@ -365,6 +379,10 @@ MEMORYHUB_PROVIDERS = {
                 "MODEL": env.str("MEMORYHUB_LLM_MODEL", default="gpt-4o-mini"),
                 "API_KEY": env.str("MEMORYHUB_LLM_API_KEY", default=""),
                 "TIMEOUT": env.float("MEMORYHUB_LLM_TIMEOUT", default=30.0),
+                # Per-call bound on output tokens when the caller gives none.
+                "MAX_TOKENS": env.int("MEMORYHUB_LLM_MAX_TOKENS", default=1024),
+                # auto negotiates json_schema > json_object_schema > json_object > prompt.
+                "STRUCTURED": env.str("MEMORYHUB_LLM_STRUCTURED", default="auto"),
             },
         }
         if _LLM_URL

@@ -78,9 +78,12 @@ def test_active_learnings_are_in_every_get_context(api, agent, session):
     ]
 
 
-def test_consolidation_records_corrections_as_pending_learnings(
-    api, agent, session, settings, llm_server
+@pytest.mark.parametrize(("fact_review", "status"), [(False, "active"), (True, "pending")])
+def test_consolidation_records_corrections_active_unless_fact_review_is_on(
+    api, agent, session, settings, llm_server, fact_review, status
 ):
+    agent.settings = {"fact_review": fact_review}
+    agent.save()
     use_llm(settings, llm_server)
     add(session, "No, I live in Lyon, not Paris.", "Noted.", role=None)
     llm_server.script(
@@ -103,9 +106,13 @@ def test_consolidation_records_corrections_as_pending_learnings(
         "correction",
         "The user lives in Lyon, not Paris.",
         "consolidation",
-        "pending",
+        status,
     )
     assert (learning.session_id, learning.session_key) == (session.id, "chat-1")
+    # seed 001: an active correction is in every get_context; a pending one waits
+    parts = api.post("/context", {"session_id": str(session.id)}).json()["system"]["parts"]
+    injected = [p["content"] for p in parts if p["name"] == "learnings/corrections.md"]
+    assert injected == (["- The user lives in Lyon, not Paris."] if status == "active" else [])
     prompt = llm_server.chats[0].body["messages"][-1]["content"]
     assert '"corrections": (optional) a list of the corrections and preferences' in prompt
 

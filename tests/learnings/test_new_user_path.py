@@ -45,9 +45,15 @@ def test_failures_teach_the_next_session(api, agent):
         "avoid: force push",
     ]
 
-    # 3. get_context for that session carries the same hints
+    # 3. get_context for that session carries the same hints, and the failure became an
+    # error learning (seed 001's learnings/errors.md) with the request before it
     parts = api.post("/context", {"session_id": session}).json()["system"]["parts"]
     assert [(p["kind"], p["name"], p["content"]) for p in parts] == [
+        (
+            "learnings",
+            "learnings/errors.md",
+            f'- git_push failed with "{ERROR}"; user request: "Push my branch please."',
+        ),
         (
             "hints",
             "hints/git_push",

@@ -144,15 +144,16 @@ def test_the_archive_is_the_llms_summary_when_there_is_one(
     use_llm(settings, llm_server)
     _limit(agent, 500)
     _turns(session, 4)
-    llm_server.script("They talked about q000 to q003.")
+    llm_server.script('{"facts": []}', "They talked about q000 to q003.")
 
-    [run] = api.post(f"/sessions/{session.id}/compact").json()["runs"]
+    extract, run = api.post(f"/sessions/{session.id}/compact").json()["runs"]
 
-    assert (run["status"], run["model"]) == ("ok", "test-model")
+    assert (extract["kind"], extract["status"]) == ("extract", "ok")  # facts first (seed 001)
+    assert (run["kind"], run["status"], run["model"]) == ("compact", "ok", "test-model")
     assert Entry.objects.get(name="archive/chat-1/1").content.endswith(
         "\n\nThey talked about q000 to q003.\n"
     )
-    assert "[… " not in llm_server.chats[0].body["messages"][-1]["content"]
+    assert "[… " not in llm_server.chats[1].body["messages"][-1]["content"]
 
 
 def test_an_llm_failure_still_compacts_with_an_extractive_archive(
@@ -161,11 +162,16 @@ def test_an_llm_failure_still_compacts_with_an_extractive_archive(
     use_llm(settings, llm_server)
     _limit(agent, 500)
     _turns(session, 4)
-    llm_server.script(Status(503))
+    llm_server.script(Status(503), Status(503))
 
-    [run] = api.post(f"/sessions/{session.id}/compact").json()["runs"]
+    extract, run = api.post(f"/sessions/{session.id}/compact").json()["runs"]
 
-    assert (run["status"], run["reason"]) == ("fallback", "error")
+    assert (extract["kind"], extract["status"], extract["reason"]) == (
+        "extract",
+        "fallback",
+        "error",
+    )
+    assert (run["kind"], run["status"], run["reason"]) == ("compact", "fallback", "error")
     assert "- [2026-01-05 09:00] user: q000" in Entry.objects.get(name="archive/chat-1/1").content
 
 

@@ -104,6 +104,7 @@ def test_consolidation_answer(api, agent, session, settings, llm_server, answer)
         "history_entry_id": history.pk,
         "memory": "updated" if ok else "unchanged",
         "corrections": 0,
+        "applied": ["history_entry", "memory_update"] if ok else [],
     }
     if ok:
         assert (run["model"], run["input_tokens"], run["output_tokens"]) == ("test-model", 11, 7)

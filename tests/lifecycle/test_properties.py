@@ -1,6 +1,6 @@
-"""Property tests: compaction never splits a tool call from its results, and nothing a user
-stored is lost by any sequence of appends, compactions, consolidations and resets while
-the model fails at random."""
+"""Property tests: compaction cuts only on a user+assistant pair boundary and never splits a
+tool call from its results, and nothing a user stored is lost by any sequence of appends,
+compactions, consolidations and resets while the model fails at random."""
 
 import itertools
 import uuid
@@ -54,8 +54,8 @@ def histories(draw):
 
 
 def _splits(turns, cut) -> list[str]:
-    """What a cut before `cut` breaks: tool results separated from their call, or a
-    cut between equal times."""
+    """What a cut before `cut` breaks: tool results separated from their call, a cut
+    between equal times, or a cut that is not on a user+assistant pair boundary."""
     broken = []
     caller, last_caller = {}, None
     for j, t in enumerate(turns):
@@ -68,24 +68,33 @@ def _splits(turns, cut) -> list[str]:
                 broken.append(f"tool result {j} from its call {k}")
     if turns[cut].created_at <= turns[cut - 1].created_at:
         broken.append("equal times")
+    # Seed 000's pair boundary: the kept part opens with the user, and the archived part
+    # ends with the assistant's (or its tool's) answer, system notes aside.
+    answered = [t.role for t in turns[:cut] if t.role != "system"]
+    if turns[cut].role != "user" or not answered or answered[-1] not in ("assistant", "tool"):
+        broken.append(f"cut {cut} is inside a user+assistant pair")
     return broken
 
 
 @settings(max_examples=400, derandomize=True, database=None)
 @given(histories(), st.integers(0, 3000), st.integers(1, 10))
-def test_compaction_never_splits_a_tool_call_from_its_results(turns, target, keep):
-    for cut in (
-        boundaries.cut_for_size(turns, target=target, limit=target + 500),
-        boundaries.cut_keep_last(turns, keep=keep),
-    ):
+def test_compaction_cuts_only_on_pair_boundaries_never_splitting_a_tool_call(turns, target, keep):
+    size_cut = boundaries.cut_for_size(turns, target=target, limit=target + 500)
+    keep_cut = boundaries.cut_keep_last(turns, keep=keep)
+    for cut in (size_cut, keep_cut):
         if cut is None:
             continue
         assert 0 < cut < len(turns)
         assert _splits(turns, cut) == []
-    size_cut = boundaries.cut_for_size(turns, target=target, limit=target + 500)
-    pairs = boundaries.pair_cuts(turns)
-    if size_cut is not None and size_cut in pairs:
-        assert turns[size_cut].role == "user"
+    if keep_cut is not None:
+        assert len(turns) - keep_cut >= keep  # write-then-compact keeps at least `keep`
+    pairs = [i for i in range(1, len(turns)) if _splits(turns, i) == []]
+    assert boundaries.pair_cuts(turns) == pairs
+    # No pair boundary: both wait. One: a size cut is always made when over the limit.
+    if not pairs:
+        assert (size_cut, keep_cut) == (None, None)
+    elif sum(t.size for t in turns) > target + 500:
+        assert size_cut is not None
 
 
 # --- nothing is lost ---------------------------------------------------------------------

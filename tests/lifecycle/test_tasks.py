@@ -79,9 +79,10 @@ def test_the_beat_schedule_is_in_code_and_tasks_ack_late_with_time_limits():
         "summarize-due": ("lifecycle.summarize_due", 600.0, 590),
         "consolidate-due": ("lifecycle.consolidate_due", 900.0, 890),
         "compact-due": ("lifecycle.compact_due", 600.0, 590),
+        "compress-due": ("lifecycle.compress_due", 600.0, 590),
     }  # fmt: skip
     for name in ["summarize", "consolidate", "compact", "context", "summarize_due",
-                 "consolidate_due", "compact_due"]:  # fmt: skip
+                 "consolidate_due", "compact_due", "compress", "compress_due"]:  # fmt: skip
         task = app.tasks[f"lifecycle.{name}"]
         assert (task.acks_late, task.time_limit is not None, task.soft_time_limit is not None) == (
             True, True, True,
@@ -125,6 +126,7 @@ def test_the_summary_and_compaction_sweeps(agent, session):
     assert tasks.summarize_due_task() == 0  # summarised: nothing new since
     assert tasks.compact_due_task() == 1
     assert tasks.compact_due_task() == 0
+    # a compaction extracts the facts of what it archives first (seed 001)
     assert list(Run.objects.order_by("id").values_list("kind", "trigger")) == [
-        ("summary", "beat"), ("compact", "beat"),
+        ("summary", "beat"), ("extract", "beat"), ("compact", "beat"),
     ]  # fmt: skip

@@ -62,6 +62,7 @@ def test_request_carries_bearer_key_model_and_messages(llm_server):
             {"role": "system", "content": "You are a memory consolidation agent."},
             {"role": "user", "content": "I moved to Berlin last month."},
         ],
+        "max_tokens": 1024,  # DEFAULT_MAX_TOKENS: every call is bounded (issue 23)
         "response_format": {"type": "json_object"},
     }
 

@@ -74,7 +74,12 @@ def test_entries_are_grouped_with_memory_first_and_history_months(viewer_client,
     assert response.status_code == 200
     groups = response.context["groups"]
     assert [e.name for e in groups.documents] == ["MEMORY.md", "AGENTS.md", "USER.md"]
-    assert [e.name for e in groups.daily_logs] == ["memory/2026-01-05.md"]
+    # each consolidation also wrote its day's log (seed 001, issue 22)
+    assert [e.name for e in groups.daily_logs] == [
+        "memory/2026-03-02.md",
+        "memory/2026-01-10.md",
+        "memory/2026-01-05.md",
+    ]
     assert [e.name for e in groups.notes] == ["notes/alpha.md", "notes/zeta.md"]
     assert [e.name for e in groups.archives] == ["archive/old/1"]
     assert [(m.month, m.count) for m in response.context["months"]] == [

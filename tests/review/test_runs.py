@@ -24,11 +24,13 @@ def retry_url(run):
 
 @pytest.fixture
 def compacted(api, agent, session):
-    """A session compacted through the API: one applied compact run."""
+    """A session compacted through the API: its facts extracted first, then one applied
+    compact run (the run this fixture returns)."""
     api.patch("/agent/settings", {"settings": {"max_history_bytes": 500}})
     add(session, *[f"{'q' if i % 2 == 0 else 'a'}{i:03d} " + "x" * 95 for i in range(8)], role=None)
-    [run] = api.post(f"/sessions/{session.pk}/compact").json()["runs"]
-    return Run.objects.get(pk=run["id"])
+    runs = api.post(f"/sessions/{session.pk}/compact").json()["runs"]
+    assert [r["kind"] for r in runs] == ["extract", "compact"]
+    return Run.objects.get(pk=runs[-1]["id"])
 
 
 def _failed(agent, session, **extra):
@@ -56,7 +58,7 @@ def test_another_team_gets_404_and_cannot_retry(outsider_client, compacted):
     assert outsider_client.get(LIST).status_code == 404
     assert outsider_client.get(run_url(compacted)).status_code == 404
     assert outsider_client.post(retry_url(compacted)).status_code == 404
-    assert Run.objects.count() == 1
+    assert Run.objects.count() == 2  # the extract and the compact run
     assert not AuditEvent.objects.exists()
 
 
@@ -76,7 +78,8 @@ def test_the_log_shows_every_column_and_highlights_failures(
     response = viewer_client.get(LIST)
 
     assert response.status_code == 200
-    assert response.context["page"].items == [timeout, failed, compacted]
+    extracted = Run.objects.get(kind="extract")  # compaction extracts the facts first
+    assert response.context["page"].items == [timeout, failed, compacted, extracted]
     html = response.content.decode()
     assert f'<tr id="run-{failed.pk}" class="run failed">' in html
     assert f'<tr id="run-{timeout.pk}" class="run failed">' in html
@@ -89,15 +92,20 @@ def test_the_log_shows_every_column_and_highlights_failures(
     ("query", "expected"),
     [
         ({"kind": "summary"}, ["failed"]),
-        ({"status": "fallback"}, ["compacted"]),
+        ({"status": "fallback"}, ["compacted", "extracted"]),
         ({"kind": "compact", "status": "failed"}, []),
-        ({}, ["failed", "compacted"]),
+        ({"kind": "extract"}, ["extracted"]),
+        ({}, ["failed", "compacted", "extracted"]),
     ],
 )
 def test_the_log_filters_by_kind_and_status(
     viewer_client, agent, session, compacted, query, expected
 ):
-    runs = {"compacted": compacted, "failed": _failed(agent, session)}
+    runs = {
+        "compacted": compacted,
+        "extracted": Run.objects.get(kind="extract"),
+        "failed": _failed(agent, session),
+    }
 
     response = viewer_client.get(LIST, query)
 
@@ -141,7 +149,7 @@ def test_a_viewer_cannot_retry(viewer_client, compacted):
     response = viewer_client.post(retry_url(compacted))
 
     assert response.status_code == 403
-    assert Run.objects.count() == 1
+    assert Run.objects.count() == 2  # the extract and the compact run
     assert not AuditEvent.objects.exists()
 
 
@@ -163,7 +171,10 @@ def test_an_editor_retries_a_compaction(
         response = editor_client.post(retry_url(compacted), follow=True)
 
     assert response.redirect_chain == [(LIST, 302)]
-    new = Run.objects.exclude(pk=compacted.pk).get()
+    before = Run.objects.filter(created_at__lte=compacted.created_at)
+    extract, new = Run.objects.exclude(pk__in=before).order_by("created_at", "id")
+    # The retry extracts the later messages' facts first, then compacts them.
+    assert (extract.kind, extract.trigger) == ("extract", "review")
     assert (new.kind, new.trigger, new.session_id) == ("compact", "review", session.pk)
     assert (new.status, new.reason) == ("fallback", "not_configured")
     assert new.first_message_at > compacted.last_message_at
@@ -211,6 +222,26 @@ EXPECTED_RETRY = {
 }
 
 
+def test_a_compress_run_has_no_session_and_retries_for_its_agent(
+    editor_client, api, agent, django_capture_on_commit_callbacks
+):
+    """MEMORY.md compression belongs to the agent: its retry needs no session."""
+    api.patch("/agent/settings", {"settings": {"max_memory_bytes": 1024}})
+    with django_capture_on_commit_callbacks(execute=True):
+        api.post("/entries", {"name": "MEMORY.md", "content": "- a fact worth keeping\n" * 60})
+    [old] = Run.objects.filter(kind="compress")
+    assert (old.session_id, old.status, old.reason) == (None, "fallback", "not_configured")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = editor_client.post(retry_url(old))
+
+    assert response.status_code == 302
+    event = AuditEvent.objects.get()
+    assert event.after == {"task": "lifecycle.compress", "session_id": None}
+    new = Run.objects.exclude(pk=old.pk).get()
+    assert (new.kind, new.trigger, new.session_id) == ("compress", "review", None)
+
+
 def test_a_run_whose_session_was_removed_cannot_be_retried(
     editor_client, api, agent, session, compacted
 ):
@@ -221,7 +252,7 @@ def test_a_run_whose_session_was_removed_cannot_be_retried(
 
     assert response.status_code == 409
     assert "session was removed" in response.content.decode()
-    assert Run.objects.count() == 1
+    assert Run.objects.count() == 2  # the extract and the compact run
     assert not AuditEvent.objects.exists()
 
 
@@ -256,4 +287,4 @@ def test_a_retry_with_the_broker_down_says_so_and_is_no_server_error(
     assert "The task queue cannot be reached; the retry was not queued." in html
     assert "queued." not in html.replace("was not queued.", "")
     assert AuditEvent.objects.get().action == "run.retry"
-    assert Run.objects.count() == 1
+    assert Run.objects.count() == 2  # the extract and the compact run

@@ -238,6 +238,7 @@ def test_status_counts_pending_failed_embedded(api, other_api, session, embed_no
             "errors": {"vectors": True, **none},
             "facts": {"vectors": True, **none},
             "history": {"vectors": True, **none},
+            "learnings": {"vectors": False, **none},
             "messages": {"vectors": True, **messages},
         },
     }  # fmt: skip

@@ -26,7 +26,7 @@ NONE = {"embedded": 0, "stale": 0, "pending": 0, "failed": 0}
 
 def test_the_registered_corpora():
     assert [c.name for c in all_corpora()] == [
-        "categories", "entries", "errors", "facts", "history", "messages"
+        "categories", "entries", "errors", "facts", "history", "learnings", "messages"
     ]  # fmt: skip
     assert [c.name for c in embedding_corpora()] == [
         "categories",
@@ -66,6 +66,7 @@ def test_status_counts_every_corpus_for_the_calling_agent(settings, api, other_a
         "errors": {"vectors": True, **NONE},
         "facts": {"vectors": True, **NONE, "failed": 1},
         "history": {"vectors": True, **NONE},
+        "learnings": {"vectors": False, **NONE},
         "messages": {"vectors": True, **NONE, "pending": 1},
     }
     assert other_api.get("/search/status").json()["corpora"]["facts"] == {"vectors": True, **NONE}

@@ -53,7 +53,7 @@ def test_rebuild_restores_emptied_side_tables(agent, indexed):
 
     assert _found(agent) == ([indexed.pk], [indexed.pk])
     # every corpus with side tables; categories have vectors but no index to rebuild
-    names = ("entries", "errors", "facts", "history", "messages")
+    names = ("entries", "errors", "facts", "history", "learnings", "messages")
     assert output.splitlines() == [f"Rebuilt the search index of {name}." for name in names]
 
 

@@ -15,11 +15,19 @@ Every POST takes the next item of the script. Chat completions with an empty scr
                                   is set when a request reaches it (ordering, not timing)
     Reply(fn)                     the item fn(request body) returns: an answer that depends
                                   on the prompt (a model that echoes, or routes by task)
+    Generating(seconds, then=None)
+                                  like Delay, but watching the connection the way a server
+                                  that stops generating would: a client that goes away ends
+                                  it early and sets `.disconnected` (`.entered` as for Gate)
 
 Use the `llm_server` fixture: `.url` (ending in /v1), `.script(*items)`, `.requests`.
+`.reject_formats(*modes)` makes the server answer 400 to chat requests whose response_format
+is one of the modes (json_schema, json_object_schema, json_object), like a server that does
+not support it; those requests consume no script item.
 """
 
 import json
+import select
 import socket
 import threading
 import time
@@ -32,6 +40,7 @@ from typing import Any
 import pytest
 
 from apps.providers.embeddings.fake import HashEmbedder
+from apps.providers.llm.openai import forget_learned_modes
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,16 @@ class Gate:
 
 
 @dataclass(frozen=True)
+class Generating:
+    """Holds its request up to `seconds`, ending early when the client closes the connection."""
+
+    seconds: float
+    then: Any = None
+    entered: threading.Event = field(default_factory=threading.Event, compare=False)
+    disconnected: threading.Event = field(default_factory=threading.Event, compare=False)
+
+
+@dataclass(frozen=True)
 class Reply:
     fn: Callable[[Any], Any]
     repeat: bool = False  # True: answer every later request too (never consumed)
@@ -123,6 +142,7 @@ class LLMServer:
     embed_fn: Callable[[list[str]], list[list[float]]] = _hash_embed
     requests: list[RecordedRequest] = field(default_factory=list)
     answered: list[Answered] = field(default_factory=list)
+    rejected_formats: frozenset[str] = frozenset()
     _queue: deque = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _stopping: threading.Event = field(default_factory=threading.Event)
@@ -131,6 +151,14 @@ class LLMServer:
         """Append answers; each POST consumes one."""
         with self._lock:
             self._queue.extend(items)
+
+    def reject_formats(self, *modes: str) -> None:
+        """Answer 400 to chat requests whose response_format is one of `modes`."""
+        unknown = set(modes) - {"json_schema", "json_object_schema", "json_object"}
+        if unknown:
+            raise ValueError(f"unknown response_format modes {sorted(unknown)}")
+        with self._lock:
+            self.rejected_formats = frozenset(modes)
 
     @property
     def pending(self) -> int:
@@ -183,7 +211,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.state._record(request, pop=False)  # a wrong path must not eat the script
             self._send(404, {"error": {"message": f"no POST {self.path}"}})
             return
-        has_item, item = self.state._record(request, pop=True)
+        rejected = self.path == "/v1/chat/completions" and (
+            _format_mode(body) in self.state.rejected_formats
+        )
+        has_item, item = self.state._record(request, pop=not rejected)
+        if rejected:
+            item, has_item = _format_rejection(_format_mode(body)), True
         self._answer(item if has_item else None, body)
         with self.state._lock:
             self.state.answered.append(Answered(request, time.monotonic()))
@@ -198,6 +231,13 @@ class _Handler(BaseHTTPRequestHandler):
             while not item.released.wait(0.01):
                 if self.state._stopping.is_set() or time.monotonic() > deadline:
                     break
+            item = item.then
+        if isinstance(item, Generating):
+            item.entered.set()
+            if self._client_left_within(item.seconds):
+                item.disconnected.set()
+                self.close_connection = True
+                return
             item = item.then
         if isinstance(item, Delay):
             # Wakes early when the fixture shuts down, so teardown never waits out a delay.
@@ -223,6 +263,21 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             raise TypeError(f"unknown script item {item!r}")
 
+    def _client_left_within(self, seconds: float) -> bool:
+        """Wait up to `seconds` for the client to close the connection (EOF or reset)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not self.state._stopping.is_set():
+            readable, _, _ = select.select([self.connection], [], [], 0.01)
+            if not readable:
+                continue
+            try:
+                if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                    return True
+            except OSError:
+                return True
+            time.sleep(0.01)  # bytes from the client: not a close, keep watching
+        return False
+
     def _send(self, status: int, payload: Any, *, content_type: str = "application/json") -> None:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         try:
@@ -233,6 +288,23 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout test); nothing to tell it
+
+
+def _format_mode(body: Any) -> str:
+    """The structured-output mode a chat request asked for ("prompt" when none)."""
+    response_format = (body or {}).get("response_format") if isinstance(body, dict) else None
+    if not isinstance(response_format, dict):
+        return "prompt"
+    if response_format.get("type") == "json_object" and "schema" in response_format:
+        return "json_object_schema"
+    return str(response_format.get("type"))
+
+
+def _format_rejection(mode: str) -> Raw:
+    # Shaped like OpenAI's error for an unsupported parameter value.
+    message = f"response_format {mode!r} is not supported by this server"
+    error = {"message": message, "type": "invalid_request_error", "param": "response_format"}
+    return Raw(json.dumps({"error": error}), status=400)
 
 
 def _completion_answer(body: Any, item: str | Completion) -> dict:
@@ -288,6 +360,8 @@ def unused_port_url() -> str:
 @pytest.fixture
 def llm_server() -> Iterator[LLMServer]:
     """A fresh scripted OpenAI-compatible server for one test."""
+    # What the provider learned about an earlier server on the same port is not this one's.
+    forget_learned_modes()
     state = LLMServer()
     handler = type("Handler", (_Handler,), {"state": state})
     server = _Server(("127.0.0.1", 0), handler)

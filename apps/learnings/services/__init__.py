@@ -15,14 +15,18 @@ from apps.learnings.services.errors import (
 )
 from apps.learnings.services.files import learnings_files, learnings_import
 from apps.learnings.services.learnings import (
+    Failure,
     error_record_promote,
+    learning_capture,
     learning_create,
     learning_delete,
     learning_update,
     learnings_set_status,
+    review_status,
 )
 
 __all__ = [
+    "Failure",
     "clean_json",
     "error_capture",
     "error_key",
@@ -34,6 +38,7 @@ __all__ = [
     "errors_expire",
     "errors_extend",
     "errors_touch",
+    "learning_capture",
     "learning_create",
     "learning_delete",
     "learning_update",
@@ -41,4 +46,5 @@ __all__ = [
     "learnings_import",
     "learnings_set_status",
     "normalize_error",
+    "review_status",
 ]

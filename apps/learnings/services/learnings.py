@@ -1,10 +1,16 @@
 """Seed 001's learnings: errors and corrections the agent keeps, and how they get there."""
 
+import hashlib
+import json
 import uuid
+from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
+from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.core.errors import Conflict, InvalidInput
 from apps.learnings.models import (
@@ -15,7 +21,12 @@ from apps.learnings.models import (
     LearningStatus,
     Outcome,
 )
-from apps.learnings.services.errors import clean_text
+from apps.learnings.services.errors import MAX_TOOL_CHARS, clean_text, normalize_error
+
+# A captured failure's learning is one line in get_context: each part of it is bounded.
+MAX_ERROR_CHARS = 300
+MAX_ARGUMENTS_CHARS = 300
+MAX_REQUEST_CHARS = 300
 
 
 def _choice(value: object, choices, *, loc: list) -> str:
@@ -60,6 +71,88 @@ def learning_create(
         created_at=now,
         updated_at=now,
     )
+
+
+def review_status(agent: Agent) -> str:
+    """The status of a learning the lifecycle proposes (a correction found by consolidation,
+    a captured failure): pending with the agent's fact_review on, else active."""
+    return LearningStatus.PENDING if agent.config.fact_review else LearningStatus.ACTIVE
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A failing tool call and what surrounded it: the call's arguments and the user's
+    request before it (the composition layer reads them from the session)."""
+
+    tool_name: str
+    error: str
+    arguments: Any = None
+    request: str = ""
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` on one line (whitespace collapsed, NULs dropped), at most `limit` characters."""
+    line = " ".join(text.replace("\x00", "").split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def failure_text(failure: Failure) -> str:
+    """`<tool> failed with "<error>"; arguments: <JSON>; user request: "<text>"`, each part
+    bounded, the last two only when known."""
+    tool, error = clip(failure.tool_name, MAX_TOOL_CHARS), clip(failure.error, MAX_ERROR_CHARS)
+    text = f'{tool} failed with "{error}"'
+    if failure.arguments not in (None, {}, [], ""):
+        shown = json.dumps(failure.arguments, ensure_ascii=False, sort_keys=True, default=str)
+        text += f"; arguments: {clip(shown, MAX_ARGUMENTS_CHARS)}"
+    if failure.request.strip():
+        text += f'; user request: "{clip(failure.request, MAX_REQUEST_CHARS)}"'
+    return text
+
+
+def failure_key(*, tool_name: str, error: str) -> str:
+    """The dedup key of a captured failure: its tool and normalised error (as error memory)."""
+    raw = f"{tool_name}\n{normalize_error(error)}"
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+def learning_capture(
+    *,
+    agent: Agent,
+    failure: Failure,
+    session_id: uuid.UUID | None = None,
+    session_key: str = "",
+    error_record: ErrorRecord | None = None,
+) -> tuple[Learning, bool]:
+    """Seed 001's learnings/errors.md from a failing tool message: a new error learning
+    (pending with fact_review on), or, for the same tool and normalised error again, the
+    existing one touched (seen_count + 1, last_seen_at); its text and status are kept."""
+    key = failure_key(tool_name=failure.tool_name, error=failure.error)
+    with transaction.atomic():
+        lock_agent(agent)
+        now = timezone.now()
+        same = Learning.objects.filter(agent=agent, dedup_key=key).first()
+        if same is not None:
+            Learning.objects.filter(pk=same.pk).update(
+                seen_count=F("seen_count") + 1, last_seen_at=now, updated_at=now
+            )
+            same.refresh_from_db(fields=["seen_count", "last_seen_at", "updated_at"])
+            return same, False
+        learning = Learning.objects.create(
+            agent=agent,
+            kind=LearningKind.ERROR,
+            content=failure_text(failure),
+            source=LearningSource.CAPTURE,
+            status=review_status(agent),
+            session_id=session_id,
+            session_key=session_key,
+            error_record=error_record,
+            dedup_key=key,
+            seen_count=1,
+            last_seen_at=now,
+            created_at=now,
+            updated_at=now,
+        )
+    return learning, True
 
 
 def learning_update(

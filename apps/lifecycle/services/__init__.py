@@ -1,29 +1,40 @@
 """The memory lifecycle: every LLM-driven step, and its fallbacks, in one place.
 
 summary (seed 000's rolling summary), compaction (seeds 000 and 003: archive + marker),
-consolidation (seed 004: HISTORY and MEMORY.md), flush and write-then-compact (seed 001's
-context manager), reset (consolidate, archive what is left, delete). Each step calls the
-LLM outside any transaction, then locks the agent and writes; each logs a Run.
+consolidation (seed 004: HISTORY and MEMORY.md), compression (seed 004: MEMORY.md over
+max_memory_bytes), flush and write-then-compact (seed 001's context manager), reset
+(consolidate, archive what is left, delete). Each step calls the LLM outside any
+transaction, then locks the agent and writes; each logs a Run.
 """
 
-from apps.lifecycle.services.compaction import compaction_due, session_compact
+from apps.lifecycle.services.compaction import (
+    compaction_due,
+    session_compact,
+    session_write_then_compact,
+)
+from apps.lifecycle.services.compress import compression_due, memory_compress
 from apps.lifecycle.services.consolidation import Busy, consolidation_due, session_consolidate
-from apps.lifecycle.services.flush import session_flush, session_write_then_compact
+from apps.lifecycle.services.flush import session_flush
 from apps.lifecycle.services.history import history_files, history_import
+from apps.lifecycle.services.remove import RemoveOutcome, session_remove
 from apps.lifecycle.services.reset import ResetOutcome, session_reset
 from apps.lifecycle.services.summary import pending_summary, session_summarize, summary_due
 
 __all__ = [
     "Busy",
+    "RemoveOutcome",
     "ResetOutcome",
     "compaction_due",
+    "compression_due",
     "consolidation_due",
     "history_files",
     "history_import",
+    "memory_compress",
     "pending_summary",
     "session_compact",
     "session_consolidate",
     "session_flush",
+    "session_remove",
     "session_reset",
     "session_summarize",
     "session_write_then_compact",

@@ -1,10 +1,12 @@
 """Where a history may be cut for compaction: pure functions over the messages in order.
 
 A cut at i keeps messages[i:] hot and archives messages[:i]. A cut is safe when it leaves
-every tool call with its results (seed 000 trims "on a complete user+assistant pair
-boundary"; a tool result without its call means nothing to a model) and does not fall
-between two messages with the same time (start_at is a time). A pair boundary is a safe cut
-right before a user message that follows the assistant's (or a tool's) turn.
+every tool call with its results (a tool result without its call means nothing to a model)
+and does not fall between two messages with the same time (start_at is a time). Seed 000
+trims "on a complete user+assistant pair boundary": a pair boundary is a safe cut right
+before a user message that follows the assistant's (or a tool's) turn, and it is the only
+cut compaction makes. Where there is none (a long run of tool calls), compaction waits for
+the user to speak again.
 """
 
 from collections.abc import Sequence
@@ -62,11 +64,16 @@ def safe_cuts(turns: Sequence[Turn]) -> list[int]:
 
 
 def pair_cuts(turns: Sequence[Turn]) -> list[int]:
-    return [
-        i
-        for i in safe_cuts(turns)
-        if turns[i].role == "user" and turns[i - 1].role in ("assistant", "tool")
-    ]
+    """The safe cuts right before a user message whose previous turn (system notes aside)
+    is the assistant's or a tool's: the user+assistant pairs before it are complete."""
+    out, previous = [], None  # the role of the latest non-system turn
+    for i, bad in enumerate(blocked(turns)):
+        role = turns[i].role
+        if not bad and role == "user" and previous in ("assistant", "tool"):
+            out.append(i)
+        if role != "system":
+            previous = role
+    return out
 
 
 def _choose(cuts: list[int], kept: list[int], target: int, limit: int) -> int | None:
@@ -81,24 +88,21 @@ def _choose(cuts: list[int], kept: list[int], target: int, limit: int) -> int | 
 
 def cut_for_size(turns: Sequence[Turn], *, target: int, limit: int) -> int | None:
     """Seed 000: trim the oldest messages so the rest is at most `target` bytes, on a pair
-    boundary when one will do, else on any safe cut; failing both, the safe cut that
-    archives the most. None when there is no safe cut at all."""
+    boundary; failing that, the pair boundary closest to `target` under `limit`, else the
+    newest pair boundary. None when there is no pair boundary: compaction waits."""
     kept = [0] * (len(turns) + 1)
     for i in range(len(turns) - 1, -1, -1):
         kept[i] = kept[i + 1] + turns[i].size
-    safe = safe_cuts(turns)
-    for cuts in (pair_cuts(turns), safe):
-        choice = _choose(cuts, kept, target, limit)
-        if choice is not None:
-            return choice
-    return max(safe) if safe else None
+    pairs = pair_cuts(turns)
+    choice = _choose(pairs, kept, target, limit)
+    # Over the limit whatever the cut: archive up to the newest pair all the same.
+    return choice if choice is not None else max(pairs, default=None)
 
 
 def cut_keep_last(turns: Sequence[Turn], *, keep: int) -> int | None:
-    """Seed 001's write-then-compact: keep the last `keep` messages, or a few more so no
-    tool call loses its results. None when nothing would be archived."""
-    bad = blocked(turns)
+    """Seed 001's write-then-compact: keep the last `keep` messages, or more, back to the
+    nearest pair boundary. None when no pair boundary archives anything: it waits."""
     i = len(turns) - keep
-    while i > 0 and bad[i]:
-        i -= 1
-    return i if i > 0 else None
+    if i <= 0:
+        return None
+    return max((c for c in pair_cuts(turns) if c <= i), default=None)

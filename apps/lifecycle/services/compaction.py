@@ -6,6 +6,12 @@ the rest is compact_target_ratio of it, on a user+assistant pair boundary, never
 tool call and its results (boundaries.py). The prefix is summarised (by the LLM, or
 extractively) into `archive/<session key>/<n>`, a marker records it, and start_at moves:
 the window replays from there. Search and /messages still see every message.
+
+Nothing is compacted before its facts are extracted (seed 001): a compaction first runs the
+EXTRACT flush (flush.py: the LLM, or the first-person fallback) on what it would archive,
+and then cuts at or before the flush cursor. When the extraction cannot run (the agent's
+lease stays taken) the cut stops at the cursor, or the run is skipped as `not_extracted`;
+the next trigger or beat tries again.
 """
 
 import re
@@ -17,12 +23,14 @@ from django.utils import timezone
 
 from apps.conversations import selectors as conv
 from apps.conversations import services as conv_services
-from apps.conversations.models import Message, Session
+from apps.conversations.models import Message, Session, SessionMeta
+from apps.conversations.services import Cursor
 from apps.entries.services import archive_name_free, entry_archive_add
 from apps.lifecycle.models import Run, RunKind, RunStatus, Trigger
 from apps.lifecycle.services import boundaries
 from apps.lifecycle.services.common import Skip, Superseded, lock_session, remaining, skipped
 from apps.lifecycle.services.extractive import extractive_lines
+from apps.lifecycle.services.flush import session_flush
 from apps.lifecycle.services.leases import lease_acquire, lease_release, lease_ttl
 from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import archive_prompt
@@ -33,6 +41,7 @@ from apps.lifecycle.services.runs import (
     run_applied,
     run_record,
 )
+from apps.lifecycle.services.summary import session_summarize
 
 # Extractive archives keep the first and last lines of a long prefix (the messages
 # themselves stay searchable; the archive is their digest).
@@ -145,18 +154,46 @@ def _write(session: Session, trigger: str, plan: _Plan, archive: _Archive) -> Ru
         )
 
 
-def _plan(session: Session, keep_last: int | None, trigger: str) -> _Plan | Skip:
-    """Where to cut the session's hot part, or why not to."""
+def _hot(session: Session, keep_last: int | None, trigger: str):
+    """The session's meta, its hot messages in order, and where a compaction would cut
+    them before any extraction is taken into account."""
     meta = conv.session_meta(session=session)
     hot = list(conv.hot_messages(session=session).order_by("created_at", "id").only(*TURN_FIELDS))
-    cut = _cut(session, hot, keep_last, trigger)
+    return meta, hot, _cut(session, hot, keep_last, trigger)
+
+
+def _extracted(hot: list[Message], meta: SessionMeta | None) -> int:
+    """How many of the hot messages (in order) a flush has extracted: those at or before
+    the flush cursor."""
+    cursor = Cursor.read(meta, "flush_cursor")
+    if cursor is None:
+        return 0
+    return sum(1 for m in hot if (m.created_at, m.id) <= (cursor.at, cursor.id))
+
+
+def _within_extracted(hot: list[Message], cut: int, extracted: int) -> int | None:
+    """`cut`, or the latest cut the boundaries allow within the extracted messages."""
+    if cut <= extracted:
+        return cut
+    if extracted <= 0:
+        return None
+    turns = [boundaries.Turn.of(m) for m in hot]
+    return boundaries.cut_keep_last(turns, keep=len(turns) - extracted)
+
+
+def _plan(session: Session, keep_last: int | None, trigger: str) -> _Plan | Skip:
+    """Where to cut the session's hot part, never past the flush cursor, or why not to."""
+    meta, hot, cut = _hot(session, keep_last, trigger)
     if not cut:
         over = (
             keep_last is not None
             or trigger == Trigger.API
             or compaction_due(session=session, hot_bytes=sum(m.byte_size for m in hot))
         )
-        return Skip("nothing_to_do" if not hot else "no_safe_boundary" if over else "under_limit")
+        return Skip("nothing_to_do" if not hot else "no_pair_boundary" if over else "under_limit")
+    cut = _within_extracted(hot, cut, _extracted(hot, meta))
+    if not cut:
+        return Skip("not_extracted")
     ids = [m.pk for m in hot[:cut]]
     prefix = list(conv.session_messages(session=session).filter(pk__in=ids))
     rng = MessageRange.of(prefix)
@@ -165,29 +202,66 @@ def _plan(session: Session, keep_last: int | None, trigger: str) -> _Plan | Skip
     return _Plan(start_at=start_at, prefix=prefix, cutoff_at=hot[cut].created_at, key=key)
 
 
+def _extract_first(session: Session, keep_last, trigger: str, deadline) -> list[Run]:
+    """Seed 001: extract the facts of what the compaction would archive that no flush has
+    taken yet (EXTRACT runs; none when all of it is extracted)."""
+    meta, hot, cut = _hot(session, keep_last, trigger)
+    if not cut or cut <= _extracted(hot, meta):
+        return []
+    return session_flush(
+        session=session,
+        trigger=trigger,
+        kind=RunKind.EXTRACT,
+        through=hot[cut - 1],
+        deadline=deadline,
+    )
+
+
 def session_compact(
     *, session: Session, trigger: str, keep_last: int | None = None, deadline: float | None = None
 ) -> list[Run]:
     """Compact the session if it is over max_history_bytes (always on demand, or keeping
-    the last `keep_last` messages for a write-then-compact). Returns the run, if any."""
+    the last `keep_last` messages for a write-then-compact), extracting the facts of what
+    it archives first. Returns the runs: extraction, then compaction."""
     agent = session.agent
+    runs = _extract_first(session, keep_last, trigger, deadline)
     ttl = lease_ttl(agent.config.consolidation_timeout_seconds)
     held = lease_acquire(name=f"compact:{session.pk}", ttl=ttl)
     if held is None:
-        return skipped(agent, session, RunKind.COMPACT, trigger, Skip("busy"))
+        return runs + skipped(agent, session, RunKind.COMPACT, trigger, Skip("busy"))
     try:
-        plan = _plan(session, keep_last, trigger)
-        if isinstance(plan, Skip):
-            return skipped(agent, session, RunKind.COMPACT, trigger, plan)
-        if run_applied(agent=agent, key=plan.key) is not None:
-            return skipped(agent, session, RunKind.COMPACT, trigger, Skip("already_applied"))
-        archive = _archive_text(session, plan.prefix, deadline)
-        try:
-            return [_write(session, trigger, plan, archive)]
-        except Superseded:
-            return skipped(agent, session, RunKind.COMPACT, trigger, Skip("superseded"))
+        return runs + _compact(session, keep_last, trigger, deadline)
     finally:
         lease_release(held)
+
+
+def _compact(session: Session, keep_last: int | None, trigger: str, deadline) -> list[Run]:
+    agent = session.agent
+    plan = _plan(session, keep_last, trigger)
+    if isinstance(plan, Skip):
+        return skipped(agent, session, RunKind.COMPACT, trigger, plan)
+    if run_applied(agent=agent, key=plan.key) is not None:
+        return skipped(agent, session, RunKind.COMPACT, trigger, Skip("already_applied"))
+    archive = _archive_text(session, plan.prefix, deadline)
+    try:
+        return [_write(session, trigger, plan, archive)]
+    except Superseded:
+        return skipped(agent, session, RunKind.COMPACT, trigger, Skip("superseded"))
+
+
+def session_write_then_compact(
+    *, session: Session, trigger: str, deadline: float | None = None
+) -> list[Run]:
+    """Seed 001 at compact_ratio: extract facts, store them, compact to the summary plus the
+    last compact_keep_last messages (never past what was extracted), and fold what left
+    into the rolling summary."""
+    keep = session.agent.config.compact_keep_last
+    hot = list(conv.hot_messages(session=session).order_by("created_at", "id").only(*TURN_FIELDS))
+    if not boundaries.cut_keep_last([boundaries.Turn.of(m) for m in hot], keep=keep):
+        return skipped(session.agent, session, RunKind.COMPACT, trigger, Skip("nothing_to_do"))
+    runs = session_compact(session=session, trigger=trigger, keep_last=keep, deadline=deadline)
+    runs += session_summarize(session=session, trigger=trigger, deadline=deadline)
+    return runs
 
 
 def compaction_due(*, session: Session, hot_bytes: int) -> bool:

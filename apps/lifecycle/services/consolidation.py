@@ -18,7 +18,7 @@ from apps.entries import names
 from apps.entries.selectors import documents
 from apps.entries.services import entry_put
 from apps.learnings.models import LearningKind, LearningSource
-from apps.learnings.services import learning_create
+from apps.learnings.services import learning_create, review_status
 from apps.lifecycle.models import HistoryEntry, HistoryKind, Run, RunKind, RunStatus
 from apps.lifecycle.services.common import (
     Skip,
@@ -29,6 +29,7 @@ from apps.lifecycle.services.common import (
     skipped,
     take_chunk,
 )
+from apps.lifecycle.services.daylog import daily_log_append, first_line
 from apps.lifecycle.services.extractive import raw_fallback
 from apps.lifecycle.services.leases import (
     Held,
@@ -61,7 +62,9 @@ class Busy(Exception):
 
 @dataclass(frozen=True)
 class _Result:
-    """What one chunk's call produced: the entry to append and MEMORY.md to write."""
+    """What one chunk's call produced: the entry to append and MEMORY.md to write. `ok`:
+    the entry is the model's (else a [raw-fallback] one); `memory_update`: the model's new
+    MEMORY.md, None when it gave none."""
 
     answer: Answer
     history: str
@@ -69,6 +72,11 @@ class _Result:
     tier: int | None
     ok: bool
     corrections: tuple[str, ...] = ()
+
+    @property
+    def answered(self) -> bool:
+        """The model's answer is applied (seed 004: each field when present)."""
+        return self.ok or self.memory_update is not None
 
 
 def _chunk(session: Session, keep: int) -> list[Message]:
@@ -95,26 +103,29 @@ def _call(session: Session, messages: list[Message], memory: str, deadline) -> _
     )
     answer = ask(prompt, timeout=remaining(deadline, config.consolidation_timeout_seconds))
     parsed = parse_llm_json_tiered(answer.text, FIELDS) if answer.ok else None
-    history = parsed.value.get("history_entry") if parsed else None
-    if isinstance(history, str) and history.strip():
-        update = parsed.value.get("memory_update")
-        update = update if isinstance(update, str) else None
-        return _Result(
-            answer,
-            history.strip(),
-            update,
-            parsed.tier,
-            True,
-            _corrections(parsed.value.get("corrections")),
+    value = parsed.value if parsed else {}
+    history, update = _text(value.get("history_entry")), _text(value.get("memory_update"))
+    if history is None:
+        # Seed 004 applies each field when present: a memory_update alone still updates
+        # MEMORY.md, and the messages get a [raw-fallback] entry so none is lost.
+        history = raw_fallback(
+            messages=messages, last=config.raw_fallback_messages, chars=config.raw_fallback_chars
         )
-    fallback = raw_fallback(
-        messages=messages, last=config.raw_fallback_messages, chars=config.raw_fallback_chars
-    )
-    return _Result(answer, fallback, None, None, False)
+        if update is None:
+            return _Result(answer, history, None, None, False)
+        return _Result(answer, history, update, parsed.tier, False, _corrections(value))
+    return _Result(answer, history, update, parsed.tier, True, _corrections(value))
 
 
-def _corrections(value) -> tuple[str, ...]:
+def _text(value) -> str | None:
+    """A field's text, stripped; None when absent, not a string or blank (seed 004 applies
+    a field only when present: a blank memory_update must not empty MEMORY.md)."""
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _corrections(answer: dict) -> tuple[str, ...]:
     """Seed 001's corrections from the answer: non-empty strings, at most MAX_CORRECTIONS."""
+    value = answer.get("corrections")
     if not isinstance(value, list):
         return ()
     found = [" ".join(v.split())[:2000] for v in value if isinstance(v, str) and v.strip()]
@@ -139,6 +150,27 @@ def _apply_memory(session: Session, result: _Result, memory: str, run_ref: str) 
     return "updated"
 
 
+def _propose_corrections(session: Session, corrections: tuple[str, ...]) -> None:
+    """Seed 001's corrections.md: each correction a learning, active unless the agent's
+    fact_review is on (then pending until an editor approves it)."""
+    for correction in corrections:
+        learning_create(
+            agent=session.agent,
+            kind=LearningKind.CORRECTION,
+            content=correction,
+            source=LearningSource.CONSOLIDATION,
+            status=review_status(session.agent),
+            session_id=session.pk,
+            session_key=session.key,
+        )
+
+
+def _applied(result: _Result, memory_state: str) -> list[str]:
+    """What of the model's answer was written: its history_entry, its memory_update."""
+    applied = ["history_entry"] if result.ok else []
+    return applied + (["memory_update"] if memory_state == "updated" else [])
+
+
 def _write(session, trigger, messages, memory, result: _Result, key) -> Run:
     agent = session.agent
     rng = MessageRange.of(messages)
@@ -152,8 +184,8 @@ def _write(session, trigger, messages, memory, result: _Result, key) -> Run:
             session=session,
             kind=RunKind.CONSOLIDATE,
             trigger=trigger,
-            status=RunStatus.OK if result.ok else RunStatus.FALLBACK,
-            reason="" if result.ok else fallback_reason(result.answer),
+            status=RunStatus.OK if result.answered else RunStatus.FALLBACK,
+            reason="" if result.answered else fallback_reason(result.answer),
             answer=result.answer,
             tier=result.tier,
             rng=rng,
@@ -171,19 +203,18 @@ def _write(session, trigger, messages, memory, result: _Result, key) -> Run:
         )
         kind = Consolidation.OK if result.ok else Consolidation.FALLBACK
         messages_mark_consolidated(ids=[m.pk for m in messages], kind=kind, at=entry.created_at)
-        for correction in result.corrections:  # pending until an admin or the agent approves
-            learning_create(
-                agent=agent,
-                kind=LearningKind.CORRECTION,
-                content=correction,
-                source=LearningSource.CONSOLIDATION,
-                session_id=session.pk,
-                session_key=session.key,
-            )
+        _propose_corrections(session, result.corrections)
+        daily_log_append(
+            agent=agent,
+            kind=RunKind.CONSOLIDATE,
+            session_key=session.key,
+            text=first_line(result.history),
+        )
         run.details = {
             "history_entry_id": entry.pk,
             "memory": memory_state,
             "corrections": len(result.corrections),
+            "applied": _applied(result, memory_state),
         }
         run.save(update_fields=["details"])
         schedule_embedding(corpus="history", ids=[entry.pk])

@@ -6,9 +6,9 @@ newest compact_keep_last, after the session's flush cursor) and stores each thro
 facts' own save (dedup, versions, source "agent", linked to the run) and as a line of
 MEMORY.md; with the agent's fact_review on they wait as pending facts instead (not in
 MEMORY.md), for an editor to approve on the review pages. Without an LLM, or when it fails,
-the user's first-person statements are kept instead. Write-then-compact extracts the facts
-of everything it will archive, compacts to the last compact_keep_last messages, then folds
-them into the rolling summary.
+the user's first-person statements are kept instead. The same step with kind EXTRACT
+takes everything up to a message (`through`): every compaction runs it first on what it
+will archive (compaction.py), so the flush cursor bounds what may leave the hot window.
 """
 
 import time
@@ -26,7 +26,6 @@ from apps.entries.services import entry_put
 from apps.facts.models import FactStatus
 from apps.facts.services import FactDraft, clean_category, fact_prepare, fact_write
 from apps.lifecycle.models import Run, RunKind, RunStatus
-from apps.lifecycle.services import boundaries
 from apps.lifecycle.services.common import (
     Skip,
     Superseded,
@@ -36,7 +35,6 @@ from apps.lifecycle.services.common import (
     skipped,
     take_chunk,
 )
-from apps.lifecycle.services.compaction import TURN_FIELDS, session_compact
 from apps.lifecycle.services.extractive import heuristic_facts
 from apps.lifecycle.services.leases import agent_lease, lease_release, lease_ttl, lease_wait
 from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
@@ -48,7 +46,6 @@ from apps.lifecycle.services.runs import (
     run_applied,
     run_record,
 )
-from apps.lifecycle.services.summary import session_summarize
 from apps.providers.llm.jsonparse import extract_all, parse_llm_json_tiered
 
 
@@ -60,20 +57,20 @@ class Found:
 
 
 def pending_flush(*, session: Session, through: Message | None = None):
-    """Window messages whose facts no flush has taken: after the flush cursor, before the
-    newest compact_keep_last (and at or before `through`), oldest first."""
+    """Hot messages whose facts no flush has taken, after the flush cursor, oldest first:
+    up to `through` (an extraction before a compaction), else all but the newest
+    compact_keep_last (a flush: those are still in the model's context)."""
     meta = conv.session_meta(session=session)
     qs = conv.hot_messages(session=session).order_by("created_at", "id")
     if meta is not None and meta.flush_cursor is not None:
         qs = qs.filter(conv.after(meta.flush_cursor, meta.flush_cursor_id))
+    if through is not None:
+        return qs.exclude(conv.after(through.created_at, through.id))
     keep = session.agent.config.compact_keep_last
     newest = list(conv.hot_messages(session=session).order_by("-created_at", "-id")[:keep])
     if len(newest) < keep:
         return qs.none()
-    qs = qs.filter(conv.before(newest[-1].created_at, newest[-1].id))
-    if through is not None:
-        qs = qs.exclude(conv.after(through.created_at, through.id))
-    return qs
+    return qs.filter(conv.before(newest[-1].created_at, newest[-1].id))
 
 
 def _importance(value) -> float | None:
@@ -262,25 +259,3 @@ def session_flush(
 
 def _soon(agent) -> float:
     return time.monotonic() + agent.config.consolidation_timeout_seconds
-
-
-def session_write_then_compact(
-    *, session: Session, trigger: str, deadline: float | None = None
-) -> list[Run]:
-    """Seed 001 at compact_ratio: extract facts, store them, compact to the summary plus the
-    last compact_keep_last messages, and fold what left into the rolling summary."""
-    keep = session.agent.config.compact_keep_last
-    hot = list(conv.hot_messages(session=session).order_by("created_at", "id").only(*TURN_FIELDS))
-    cut = boundaries.cut_keep_last([boundaries.Turn.of(m) for m in hot], keep=keep)
-    if not cut:
-        return skipped(session.agent, session, RunKind.COMPACT, trigger, Skip("nothing_to_do"))
-    runs = session_flush(
-        session=session,
-        trigger=trigger,
-        kind=RunKind.EXTRACT,
-        through=hot[cut - 1],
-        deadline=deadline,
-    )
-    runs += session_compact(session=session, trigger=trigger, keep_last=keep, deadline=deadline)
-    runs += session_summarize(session=session, trigger=trigger, deadline=deadline)
-    return runs

@@ -3,17 +3,26 @@
 The HTTP client's timeout applies per socket operation, so a server that trickles its answer
 can hold it longer; seed 004's consolidationTimeout bounds the whole call. The call runs in
 a daemon thread and the caller waits at most `timeout` seconds for it (Promise.race in the
-seed). A call left running after its timeout ends on its own socket timeout.
+seed). When the wait gives up it cancels the call, which shuts its socket down: the server
+sees the client go away (and may stop generating) instead of answering nobody later.
 """
 
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
 from apps.providers.guard import check_outside_transaction
-from apps.providers.llm import ChatMessage, LLMError, LLMResult, LLMTimeout, get_chat_model
+from apps.providers.llm import (
+    Cancellation,
+    ChatMessage,
+    LLMError,
+    LLMResult,
+    LLMTimeout,
+    get_chat_model,
+)
 
 OK = "ok"
 NOT_CONFIGURED = "not_configured"
@@ -32,6 +41,8 @@ class Answer:
     output_tokens: int = 0
     latency_ms: int = 0
     error: str = ""
+    mode: str = ""  # how structured output was asked for (apps.providers.llm.STRUCTURED_MODES)
+    truncated: bool = False  # the answer was cut off at max_tokens
 
     @property
     def ok(self) -> bool:
@@ -49,8 +60,20 @@ def llm_configured() -> bool:
         return True  # configured, wrongly: calls fail and say why
 
 
-def ask(messages: list[ChatMessage], *, timeout: float) -> Answer:
-    """Ask the configured chat model; never raises for the model's failures."""
+# The socket's own timeout is a backstop behind the wait below, which cancels the call.
+_SOCKET_BACKSTOP_SECONDS = 5.0
+
+
+def ask(
+    messages: list[ChatMessage],
+    *,
+    timeout: float,
+    schema: dict[str, Any] | None = None,
+    schema_name: str = "answer",
+    max_tokens: int | None = None,
+) -> Answer:
+    """Ask the configured chat model; never raises for the model's failures. `schema` asks
+    for a JSON answer of that shape; `max_tokens` bounds it (else the model's MAX_TOKENS)."""
     # The call runs in another thread, where the provider's own guard cannot see this
     # thread's transaction: check here.
     check_outside_transaction("lifecycle LLM call")
@@ -62,10 +85,18 @@ def ask(messages: list[ChatMessage], *, timeout: float) -> Answer:
         return NO_LLM
     timeout = max(float(timeout), 0.001)
     box: dict = {}
+    cancel = Cancellation()
 
     def call() -> None:
         try:
-            box["result"] = model.complete(messages, timeout=timeout)
+            box["result"] = model.complete(
+                messages,
+                timeout=timeout + _SOCKET_BACKSTOP_SECONDS,
+                schema=schema,
+                schema_name=schema_name,
+                max_tokens=max_tokens,
+                cancel=cancel,
+            )
         except Exception as exc:  # handed to the waiting thread, which reports it
             box["error"] = exc
 
@@ -74,7 +105,10 @@ def ask(messages: list[ChatMessage], *, timeout: float) -> Answer:
     worker.start()
     worker.join(timeout)
     latency = round((time.monotonic() - started) * 1000)
-    if worker.is_alive() or isinstance(box.get("error"), LLMTimeout):
+    waited_out = worker.is_alive()
+    if waited_out:
+        cancel.cancel()
+    if waited_out or isinstance(box.get("error"), LLMTimeout):
         # Whichever noticed first (this wait, or the client's socket timeout), the same.
         return Answer(
             TIMEOUT, model=model.name, latency_ms=latency, error=f"no answer within {timeout:.3g} s"
@@ -97,4 +131,6 @@ def ask(messages: list[ChatMessage], *, timeout: float) -> Answer:
         input_tokens=result.input_tokens,
         output_tokens=result.output_tokens,
         latency_ms=latency,
+        mode=result.structured_mode,
+        truncated=result.truncated,
     )

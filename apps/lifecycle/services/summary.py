@@ -3,9 +3,9 @@
 Messages after the session's summary cursor that have left the hot window are taken in
 chunks under `summary_chunk_tokens`; each chunk is one LLM call whose prompt holds the old
 summary, so merging happens while the model writes. On success the summary is saved and
-the cursor moves to the chunk's newest message; on failure both stay, the run is logged and
-later chunks wait for the next trigger (seed 000 does not bill them). Without an LLM the
-summary is extractive.
+the cursor moves to the chunk's newest message, and the day's log (seed 001) gets a line;
+on failure all stay, the run is logged and later chunks wait for the next trigger (seed 000
+does not bill them). Without an LLM the summary is extractive.
 """
 
 import functools
@@ -27,6 +27,7 @@ from apps.lifecycle.services.common import (
     skipped,
     take_chunk,
 )
+from apps.lifecycle.services.daylog import daily_log_append, first_sentence
 from apps.lifecycle.services.extractive import extractive_summary
 from apps.lifecycle.services.leases import lease_acquire, lease_extend, lease_release, lease_ttl
 from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
@@ -123,6 +124,12 @@ def _summarize_chunk(session: Session, trigger: str, chunk: _Chunk, deadline) ->
                 expected=chunk.expected,
             ):
                 raise Superseded
+            daily_log_append(
+                agent=agent,
+                kind=RunKind.SUMMARY,
+                session_key=session.key,
+                text=first_sentence(text),
+            )
             return log(
                 status=RunStatus.OK if answer.ok else RunStatus.FALLBACK,
                 reason="" if answer.ok else "not_configured",

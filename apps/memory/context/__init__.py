@@ -1,12 +1,13 @@
 """get_context (seed 002, with seeds 000 and 001): the system part and tri-hybrid messages,
 fitted to a token budget.
 
-Budget priority, highest first: the newest message (truncated if it alone is over budget,
-never dropped), then the system providers in settings order (documents, summary, learnings,
-error hints), the rest of the recency leg newest first, high-salience facts then the facts
-relevant to the query, the salience leg, the relevance leg. A unit that does not fit whole
-is dropped and reported; smaller later ones may still fit. Tokens are MiniLM WordPiece
-counts (apps.providers.tokens).
+Budget priority, highest first: MEMORY.md (seed 004: in the prompt on every message, so
+its room is reserved first; truncated, with a warning, only when it alone is over budget),
+the newest message (truncated to the room left, never dropped), then the system providers
+in settings order (the other documents, summary, learnings, error hints), the rest of the
+recency leg newest first, high-salience facts then the facts relevant to the query, the
+salience leg, the relevance leg. A unit that does not fit whole is dropped and reported;
+smaller later ones may still fit. Tokens are MiniLM WordPiece counts (apps.providers.tokens).
 """
 
 import functools
@@ -17,15 +18,26 @@ from django.utils.module_loading import import_string
 
 from apps.agents.models import Agent
 from apps.conversations.models import Session
+from apps.entries import names
 from apps.memory.context import legs
 from apps.memory.context.types import Candidate, ContextRequest, Part, SystemProvider
+from apps.memory.context.usage import Usage, usage_measure
 from apps.providers.tokens import count_tokens, count_tokens_batch
 
-__all__ = ["Candidate", "Context", "ContextRequest", "Part", "SystemProvider", "get_context"]
+__all__ = [
+    "Candidate",
+    "Context",
+    "ContextRequest",
+    "Part",
+    "SystemProvider",
+    "Usage",
+    "get_context",
+]
 
 DEFAULT_PROVIDERS = [
     "apps.memory.context.providers.workspace_documents",
     "apps.memory.context.providers.rolling_summary",
+    "apps.memory.context.providers.consolidation_recap",
     "apps.memory.context.providers.active_learnings",
     "apps.memory.context.providers.error_hints",
     "apps.memory.context.providers.salient_facts",
@@ -62,25 +74,13 @@ class Context:
         vector = self.request.memo.get("query_vector")
         return ["semantic"] if vector is not None and vector[0] is None else []
 
-    @property
-    def usage_ratio(self) -> float:
-        """Seed 001's context usage: what this turn needs, against the model's window."""
-        return self.required_tokens / self.request.config.context_window_tokens
-
-    @property
-    def flush_recommended(self) -> bool:
-        return self.usage_ratio >= self.request.config.flush_ratio
-
-    @property
-    def compact_required(self) -> bool:
-        return self.usage_ratio >= self.request.config.compact_ratio
-
-    @property
-    def action(self) -> str:
-        """What seed 001's context manager does at this usage: none, flush or compact."""
-        if self.compact_required:
-            return "compact"
-        return "flush" if self.flush_recommended else "none"
+    def usage(self, observed_tokens: int | None = None) -> Usage:
+        """Seed 001's context usage: what the agent's model holds (the system documents the
+        prompt carries, the summary, every message after the latest compact marker) against
+        its context window, or `observed_tokens` when the agent counted them (usage.py)."""
+        return usage_measure(
+            request=self.request, parts=self.parts, observed_tokens=observed_tokens
+        )
 
 
 def system_providers() -> list[SystemProvider]:
@@ -119,6 +119,7 @@ class _Budget:
     kept_msgs: set = field(default_factory=set)
     decided: set = field(default_factory=set)  # a message found by two legs is tried once
     dropped: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def take(self, tokens: int) -> bool:
         if self.used + tokens <= self.budget:
@@ -126,10 +127,25 @@ class _Budget:
             return True
         return False
 
+    def reserve_memory(self, i: int, part: Part) -> None:
+        """MEMORY.md always stays (seed 004): whole, or cut to the budget with a warning."""
+        if part.tokens > self.budget:
+            whole = part.tokens
+            part.content, part.tokens = _truncate(part.content, self.budget)
+            part.truncated = True
+            self.warnings.append(
+                f"{part.name} is {whole} tokens, over the {self.budget}-token budget: "
+                f"truncated to {part.tokens} tokens"
+            )
+        self.take(part.tokens)
+        self.kept_parts.add(i)
+
     def keep_newest(self, c: Candidate) -> None:
-        """The newest message always stays: truncated if it alone is over budget."""
-        if c.tokens > self.budget:
-            c.content, c.tokens = _truncate(c.content, self.budget)
+        """The newest message always stays: truncated to the room MEMORY.md left (empty
+        when MEMORY.md alone fills the budget)."""
+        room = self.budget - self.used
+        if c.tokens > room:
+            c.content, c.tokens = _truncate(c.content, room)
             c.truncated = True
         self.take(c.tokens)
         self.kept_msgs.add(c.message.id)
@@ -199,12 +215,19 @@ def _collect_candidates(request: ContextRequest) -> tuple[list, dict, str]:
     return recent, found, warning
 
 
+def _is_memory(part: Part) -> bool:
+    return part.kind == "document" and part.name == names.MEMORY
+
+
 def _fit(budget: _Budget, parts: list[Part], recent: list, found: dict) -> None:
     """Try every unit in budget priority order (module docstring)."""
+    memory = next((i for i, p in enumerate(parts) if _is_memory(p)), None)
+    if memory is not None:
+        budget.reserve_memory(memory, parts[memory])
     if recent:
         budget.keep_newest(found[recent[-1].id])
     for i, part in enumerate(parts):
-        if part.kind != "fact":
+        if part.kind != "fact" and i != memory:
             budget.fit_part(i, part)
     for m in reversed(recent):
         budget.fit_message(found[m.id])
@@ -226,7 +249,8 @@ def _fit(budget: _Budget, parts: list[Part], recent: list, found: dict) -> None:
 def get_context(
     *, agent: Agent, session: Session, query: str | None, max_tokens: int | None
 ) -> Context:
-    """Assemble the context for one turn; never over `max_tokens`, never without the newest."""
+    """Assemble the context for one turn; never over `max_tokens`, never without MEMORY.md
+    (when it exists) or the newest message."""
     request = _build_request(agent, session, query, max_tokens)
     parts = _collect_parts(request)
     recent, found, warning = _collect_candidates(request)
@@ -242,5 +266,5 @@ def get_context(
         required_tokens=required,
         used_tokens=budget.used,
         dropped=budget.dropped,
-        warnings=[warning] if warning else [],
+        warnings=budget.warnings + ([warning] if warning else []),
     )

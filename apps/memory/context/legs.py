@@ -3,15 +3,21 @@
 from typing import Any
 
 from apps.conversations.models import Message
-from apps.conversations.selectors import session_recent_messages
+from apps.conversations.selectors import window_messages
 from apps.memory.context.types import ContextRequest
 from apps.providers.embeddings import EmbeddingError, embed_query
 from apps.search.legs import vector_search
 
 
 def recency(request: ContextRequest) -> list[Message]:
-    """The last `recency_limit` hot messages, oldest first (from working memory)."""
-    return session_recent_messages(session=request.session, limit=request.config.recency_limit)
+    """The last `recency_limit` hot messages, oldest first (from working memory), reaching
+    back over those that left the window unsummarised (window_messages); read once per call
+    (the recap provider shares it)."""
+    if "recency" not in request.memo:
+        request.memo["recency"] = window_messages(
+            session=request.session, limit=request.config.recency_limit
+        )
+    return request.memo["recency"]
 
 
 def salience(request: ContextRequest) -> list[Message]:

@@ -3,7 +3,11 @@ salient facts, facts relevant to the query."""
 
 from django.utils import timezone
 
-from apps.conversations.selectors import session_recent_messages, session_summary
+from apps.conversations.selectors import (
+    session_recap,
+    session_recent_messages,
+    session_summary,
+)
 from apps.entries import names
 from apps.entries.models import Entry
 from apps.entries.selectors import documents
@@ -13,7 +17,7 @@ from apps.learnings.models import LearningKind
 from apps.learnings.selectors import error_hints as find_hints
 from apps.learnings.selectors import errors_first_seen_in, learnings_active
 from apps.learnings.services import errors_touch
-from apps.memory.context.legs import query_vector
+from apps.memory.context.legs import query_vector, recency
 from apps.memory.context.types import ContextRequest, Part
 
 # Issue 4's order for the system part; seed 001 loads these into the system prompt.
@@ -37,9 +41,18 @@ def _entry_parts(request: ContextRequest, kind: str, wanted: tuple[str, ...]) ->
     ]
 
 
+def _team_agents_md(request: ContextRequest) -> list[Part]:
+    """Seed 001's fleet-wide AGENTS.md: the team's, shared by every agent of the team."""
+    text = request.agent.team.agents_md
+    return [Part(kind="document", name=names.TEAM_AGENTS, content=text)] if text.strip() else []
+
+
 def workspace_documents(request: ContextRequest) -> list[Part]:
-    """SOUL.md, AGENTS.md, USER.md and MEMORY.md when they exist and are not empty."""
-    return _entry_parts(request, "document", DOCUMENTS)
+    """SOUL.md, the team's AGENTS.md (team/AGENTS.md), the agent's own AGENTS.md (which adds
+    to the team's), USER.md and MEMORY.md, each when it exists and is not empty."""
+    parts = _entry_parts(request, "document", DOCUMENTS)
+    soul = [p for p in parts if p.name == names.SOUL]
+    return soul + _team_agents_md(request) + [p for p in parts if p.name != names.SOUL]
 
 
 def rolling_summary(request: ContextRequest) -> list[Part]:
@@ -48,6 +61,13 @@ def rolling_summary(request: ContextRequest) -> list[Part]:
     if summary is None or not summary.content:
         return []
     return [Part(kind="summary", name="summary", content=summary.content)]
+
+
+def consolidation_recap(request: ContextRequest) -> list[Part]:
+    """Seed 004's recap (kind "recap"): the messages the last consolidation left that the
+    recency leg does not carry in full, one `[time] role: content` line each, cut short."""
+    recap = session_recap(session=request.session, shown=recency(request))
+    return [Part(kind="recap", name="recap", content=recap.text)] if recap else []
 
 
 def active_learnings(request: ContextRequest) -> list[Part]:

@@ -2,7 +2,13 @@
 
 from django.core.exceptions import ImproperlyConfigured
 
+from apps.providers._http import Cancellation
 from apps.providers.llm.base import (
+    JSON_OBJECT,
+    JSON_OBJECT_SCHEMA,
+    JSON_SCHEMA,
+    PROMPT,
+    STRUCTURED_MODES,
     ChatMessage,
     ChatModel,
     LLMBadResponse,
@@ -14,6 +20,12 @@ from apps.providers.llm.base import (
 from apps.providers.loading import ProviderCache, provider_spec
 
 __all__ = [
+    "JSON_OBJECT",
+    "JSON_OBJECT_SCHEMA",
+    "JSON_SCHEMA",
+    "PROMPT",
+    "STRUCTURED_MODES",
+    "Cancellation",
     "ChatMessage",
     "ChatModel",
     "LLMBadResponse",

@@ -1,7 +1,16 @@
 """The chat-model interface and its error classes."""
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
+
+from apps.providers._http import Cancellation
+
+# How a call asks for structured output, strongest first (docs/providers.md).
+JSON_SCHEMA = "json_schema"  # response_format json_schema: OpenAI, vLLM, Ollama /v1, llama-server
+JSON_OBJECT_SCHEMA = "json_object_schema"  # json_object with a "schema": llama-cpp-python
+JSON_OBJECT = "json_object"  # any JSON object, shape asked for in the prompt
+PROMPT = "prompt"  # no response_format: the prompt alone
+STRUCTURED_MODES = (JSON_SCHEMA, JSON_OBJECT_SCHEMA, JSON_OBJECT, PROMPT)
 
 
 class LLMError(Exception):
@@ -47,6 +56,15 @@ class LLMResult:
     latency_ms: int
     finish_reason: str | None = None
     usage_estimated: bool = False
+    # How the answer's shape was asked for (STRUCTURED_MODES), and the stronger modes this
+    # call tried that the server rejected.
+    structured_mode: str = PROMPT
+    rejected_modes: tuple[str, ...] = ()
+
+    @property
+    def truncated(self) -> bool:
+        """The answer was cut off at max_tokens (or the model's context)."""
+        return self.finish_reason == "length"
 
 
 @runtime_checkable
@@ -61,6 +79,13 @@ class ChatModel(Protocol):
         *,
         timeout: float | None = None,
         response_format_json: bool = False,
+        schema: dict[str, Any] | None = None,
+        schema_name: str = "answer",
+        max_tokens: int | None = None,
+        cancel: Cancellation | None = None,
     ) -> LLMResult:
-        """The model's reply to `messages`; raises an LLMError subclass on failure."""
+        """The model's reply to `messages`; raises an LLMError subclass on failure.
+
+        `schema` (a JSON Schema) or `response_format_json` ask for a JSON answer; `cancel`
+        lets another thread abandon the call (LLMTimeout)."""
         ...

@@ -73,7 +73,10 @@ def run_detail(request: HttpRequest, access: Access, run_id: int) -> HttpRespons
 
 
 def retry_signature(run: Run) -> Signature:
-    """The lifecycle task that does the run's work again for its session."""
+    """The lifecycle task that does the run's work again: for its session, or for its
+    agent (MEMORY.md compression has no session)."""
+    if run.kind == RunKind.COMPRESS:
+        return tasks.compress_task.si(run.agent_id, RETRY_TRIGGER)
     session_id = str(run.session_id)
     if run.kind == RunKind.SUMMARY:
         return tasks.summarize_task.si(session_id, RETRY_TRIGGER)
@@ -90,7 +93,7 @@ def run_retry(request: HttpRequest, access: Access, run_id: int) -> HttpResponse
     """Enqueue the run's task again for its session (after commit), record the audit event
     and go back to the run log; 409 on the run's page when its session was removed."""
     run = _run(access, run_id)
-    if run.session_id is None:
+    if run.session_id is None and run.kind != RunKind.COMPRESS:
         error = "This run's session was removed: there is nothing to run again."
         return _detail(request, access, run, error=error, status=409)
     signature = retry_signature(run)
@@ -101,7 +104,10 @@ def run_retry(request: HttpRequest, access: Access, run_id: int) -> HttpResponse
             action="run.retry",
             target=run,
             before=snapshot(run, _SNAPSHOT),
-            after={"task": signature.task, "session_id": str(run.session_id)},
+            after={
+                "task": signature.task,
+                "session_id": str(run.session_id) if run.session_id else None,
+            },
         )
     # Sent after the commit, so the task sees the audit; a broker that is down is a message
     # to the person, not a server error (retries have no sweep to pick them up later).
