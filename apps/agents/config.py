@@ -58,6 +58,10 @@ class AgentConfig:
     # --- search (seed 000) ---
     search_context_before: Count(20, low=0) = 2  # messages of context before each hit
     search_context_after: Count(20, low=0) = 1  # and after
+    # Semantic mode over "all" history (every message keeps its vector), or seed 000's
+    # "recent": only messages after each session's compact cutoff, as its vector store is
+    # cleaned on compaction. Keyword and hybrid modes cover all history either way.
+    semantic_scope: Literal["all", "recent"] = "all"
     # Hybrid message search: rerank the top `rerank_candidates` fused hits (docs/search.md,
     # "Reranking"). Off by default: on 2 cores it adds ~0.3 s a query, over the p95 targets.
     rerank: bool = False

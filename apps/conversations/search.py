@@ -119,8 +119,16 @@ def _narrowed(r: _Request, q: Q) -> QuerySet[Message]:
     return base.filter(q)
 
 
+def _archived() -> Q:
+    """Messages before their session's compact cutoff (seed 000's archive)."""
+    return Q(session__meta__start_at__isnull=False, created_at__lt=F("session__meta__start_at"))
+
+
 def _semantic(r: _Request) -> list[FusedHit]:
-    """Cosine to the query; BM25 over the same scope when the query cannot be embedded."""
+    """Cosine to the query; BM25 over the same scope when the query cannot be embedded.
+    With semantic_scope "recent" (seed 000), only messages after the compact cutoff."""
+    if r.agent.config.semantic_scope == "recent":
+        r = replace(r, scope=_narrowed(r, ~_archived()))
     try:
         hits = vector_search(
             CORPUS, agent_id=r.agent.id, query=r.query, limit=r.k, queryset=r.scope, exact=r.exact
@@ -166,7 +174,7 @@ def _hybrid(r: _Request) -> list[FusedHit]:
 
 def _keyword(r: _Request) -> list[FusedHit]:
     """Seed 000: hot window by substring, archive by full text; a message is in exactly one."""
-    archived = Q(session__meta__start_at__isnull=False, created_at__lt=F("session__meta__start_at"))
+    archived = _archived()
     hot = contains_search(
         CORPUS,
         agent_id=r.agent.id,
