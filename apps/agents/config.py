@@ -90,6 +90,10 @@ class AgentConfig:
     memory_window: Count(10_000) = 50  # message count that triggers auto-consolidation
     consolidation_keep: Count(10_000, low=0) = 25  # newest messages auto-consolidation skips
     consolidation_chunk_tokens: Count(MAX_LLM_CHUNK_TOKENS) = 8000  # per consolidation call
+    # Issue 23: every lifecycle call sends max_tokens. A consolidation answer carries MEMORY.md
+    # (up to max_memory_bytes, ~3 bytes a token) plus a history entry; extraction a fact list.
+    consolidation_max_tokens: Count(100_000) = 4096
+    extraction_max_tokens: Count(100_000) = 1024
     max_memory_bytes: Count(MAX_CONTENT) = 8192  # MEMORY.md size before compression (seed 004)
     # Seed 004; also the lease of a lifecycle run and an API wait, so 10 minutes at most.
     consolidation_timeout_seconds: Annotated[float, Field(gt=0, le=600.0)] = 30.0
@@ -179,6 +183,8 @@ CEILING_KEYS = (
     "summary_chunk_tokens",
     "summary_max_tokens",
     "consolidation_chunk_tokens",
+    "consolidation_max_tokens",
+    "extraction_max_tokens",
     "consolidation_timeout_seconds",
     "import_max_archive_bytes",
     "import_max_unpacked_bytes",

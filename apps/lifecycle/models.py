@@ -60,6 +60,11 @@ class Run(models.Model):
     reason = models.CharField(max_length=40, blank=True, default="")
     # Seed 004's JSON parse tier that read the answer (1, 2, 3); None: none did, or no JSON.
     parse_tier = models.PositiveSmallIntegerField(null=True, blank=True)
+    # How the answer's shape was asked for (json_schema, json_object_schema, json_object,
+    # prompt); blank when no model was called. Issue 23.
+    structured_mode = models.CharField(max_length=24, blank=True, default="")
+    # The answer was cut off at max_tokens (finish_reason "length") and read for what it held.
+    truncated = models.BooleanField(default=False)
     model = models.CharField(max_length=200, blank=True, default="")
     input_tokens = models.PositiveIntegerField(default=0)
     output_tokens = models.PositiveIntegerField(default=0)

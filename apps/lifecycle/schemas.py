@@ -22,6 +22,9 @@ class RunOut(Schema):
     status: str
     reason: str
     parse_tier: int | None
+    # How the answer's shape was asked for ("" when no model was called); issue 23.
+    structured_mode: str
+    truncated: bool
     model: str
     input_tokens: int
     output_tokens: int

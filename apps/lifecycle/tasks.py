@@ -14,6 +14,7 @@ from apps.conversations.models import Message, Session, SessionMeta
 from apps.core.tasknames import COMPRESS_MEMORY, compress_debounce_key
 from apps.lifecycle import services
 from apps.lifecycle.models import Run, RunKind, Trigger
+from apps.providers.llm.budget import background_timeout
 
 # A consolidation that finds the agent's lease taken waits this long, then tries again.
 BUSY_RETRY_SECONDS = 5
@@ -29,7 +30,17 @@ def _session(session_id: str) -> Session | None:
     return session  # None: removed since it was enqueued, nothing to do
 
 
-_TASK = {"acks_late": True, "soft_time_limit": 270, "time_limit": 300}
+def _limits() -> dict:
+    """A lifecycle task outlives its background calls (MEMORYHUB_LLM_BACKGROUND_TIMEOUT): a
+    consolidation that times out retries its range in two halves, so three calls, plus time
+    for the rest of the run; the hard limit comes after the soft one."""
+    soft = int(3 * background_timeout()) + TASK_MARGIN_SECONDS
+    return {"soft_time_limit": soft, "time_limit": soft + 30}
+
+
+# Besides the calls: the database work of the run, the lease wait, the writes.
+TASK_MARGIN_SECONDS = 120
+_TASK = {"acks_late": True, **_limits()}
 
 
 @shared_task(name="lifecycle.summarize", **_TASK)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 import time_machine
 
-from apps.conversations.models import Message
+from apps.conversations.models import Message, Session
 from apps.entries.models import Entry
 from apps.entries.services import entry_add
 from apps.lifecycle.models import HistoryEntry
@@ -143,3 +143,29 @@ def test_a_long_first_line_is_bounded_on_the_log(api, agent, session, settings, 
     log = Entry.objects.get(agent=agent, name="memory/2026-03-01.md").content
     shown = long.strip()[:199].rstrip() + "…"
     assert log == f"# 2026-03-01\n\n- 12:30:15 [consolidate] chat-1: {shown}\n"
+
+
+def test_a_session_gets_one_summary_line_a_day(api, agent, session, settings, llm_server):
+    use_llm(settings, llm_server)
+    agent.settings = {"max_history_messages": 2}
+    agent.save()
+    other = api.post("/sessions", {"key": "chat-2"}).json()["id"]
+    llm_server.script(
+        Completion("First pass. More."), Completion("Second pass."), Completion("Other chat.")
+    )
+
+    with time_machine.travel(NOW, tick=False):
+        add(session, *[f"message {i}" for i in range(6)], role=None)
+        [first] = api.post(f"/sessions/{session.id}/summarize").json()["runs"]
+        add(session, *[f"later {i}" for i in range(4)], role=None, start=NOW)
+        [second] = api.post(f"/sessions/{session.id}/summarize").json()["runs"]
+        add(Session.objects.get(pk=other), *[f"other {i}" for i in range(6)], role=None)
+        [third] = api.post(f"/sessions/{other}/summarize").json()["runs"]
+
+    assert [r["status"] for r in (first, second, third)] == ["ok", "ok", "ok"]
+    log = Entry.objects.get(agent=agent, name="memory/2026-03-01.md")
+    assert log.content == (
+        "# 2026-03-01\n\n"
+        "- 12:30:15 [summary] chat-1: First pass.\n"
+        "- 12:30:15 [summary] chat-2: Other chat.\n"
+    )

@@ -55,7 +55,8 @@ def test_an_append_past_max_history_bytes_compacts_the_session(
         "# Archive of session chat-1: 4 messages, 2026-01-05T09:00:00+00:00 to "
         "2026-01-05T09:03:00+00:00",
         "",
-        "- [2026-01-05 09:00] user: q000 " + "x" * 95,
+        # the salient sentences in half the characters: alike, so the newest user turn
+        "- [2026-01-05 09:02] user: q002 " + "x" * 95,
     ]
     assert EntryChange.objects.get(entry=archive).changed_by == "compaction"
     [run] = Run.objects.filter(kind="compact")
@@ -87,7 +88,8 @@ def test_window_replays_from_the_latest_marker_and_every_message_stays(api, agen
     assert window["start_at"] == rows[4].created_at.isoformat().replace("+00:00", "Z")
     assert [m["archive_name"] for m in window["markers"]] == ["archive/chat-1/1"]
     assert len(listed) == 8
-    found = api.get("/entries/search", {"q": "q000"}).json()["items"]
+    # the archive holds the prefix's salient sentences (alike here: the newest user turn)
+    found = api.get("/entries/search", {"q": "q002"}).json()["items"]
     assert [h["entry"]["name"] for h in found] == ["archive/chat-1/1"]
 
 
@@ -172,7 +174,8 @@ def test_an_llm_failure_still_compacts_with_an_extractive_archive(
         "error",
     )
     assert (run["kind"], run["status"], run["reason"]) == ("compact", "fallback", "error")
-    assert "- [2026-01-05 09:00] user: q000" in Entry.objects.get(name="archive/chat-1/1").content
+    archive = Entry.objects.get(name="archive/chat-1/1").content
+    assert archive.splitlines()[2:] == ["- [2026-01-05 09:02] user: q002 " + "x" * 95]
 
 
 def test_under_the_limit_the_beat_does_nothing_but_on_demand_trims_to_80_percent(

@@ -143,6 +143,7 @@ def test_a_bad_answer_leaves_memory_md_untouched_and_is_not_retried(
 ):
     item, reason, tier = BAD[answer]
     _given(agent, settings, llm_server)
+    settings.MEMORYHUB_LLM_BACKGROUND_TIMEOUT = 1  # the write's compression runs in the background
     llm_server.script(item)
 
     _write(api, agent, "PUT", BIG, django_capture_on_commit_callbacks)

@@ -41,6 +41,7 @@ def test_a_worker_killed_mid_consolidation_leaves_one_history_entry(
     settings, llm_server, agent, session, tmp_path
 ):
     settings.MEMORYHUB_LIFECYCLE_LEASE_MARGIN_SECONDS = MARGIN
+    settings.MEMORYHUB_LLM_BACKGROUND_TIMEOUT = TIMEOUT  # the lease outlives a background call
     use_llm(settings, llm_server)  # the beat's retry runs here, in the test process
     agent.settings = {"consolidation_timeout_seconds": TIMEOUT}
     agent.save()
@@ -52,6 +53,7 @@ def test_a_worker_killed_mid_consolidation_leaves_one_history_entry(
         "MEMORYHUB_LLM_URL": llm_server.url,
         "MEMORYHUB_LLM_MODEL": "test-model",
         "MEMORYHUB_LIFECYCLE_LEASE_MARGIN_SECONDS": str(MARGIN),
+        "MEMORYHUB_LLM_BACKGROUND_TIMEOUT": str(TIMEOUT),
         "CELERY_BROKER_VISIBILITY_TIMEOUT": "2",
     }
     log = Path(tmp_path) / "workers.log"

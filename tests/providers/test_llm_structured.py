@@ -5,7 +5,7 @@ import logging
 
 import pytest
 
-from apps.providers.llm.base import ChatMessage, LLMError
+from apps.providers.llm.base import ChatMessage, LLMError, LLMUnavailable
 from apps.providers.llm.budget import (
     MESSAGE_OVERHEAD_TOKENS,
     background_timeout,
@@ -147,6 +147,56 @@ def test_a_422_naming_response_format_is_a_rejection_too(llm_server):
 
     assert formats(llm_server)[1] == JSON_OBJECT_SCHEMA_FORMAT
     assert result.structured_mode == "json_object_schema"
+
+
+# What llama-cpp-python 0.3.36's server answers to a json_schema response_format (measured).
+LLAMA_CPP_PYTHON_500 = json.dumps(
+    {
+        "error": {
+            "message": "1 validation error: {'type': 'literal_error', "
+            "'loc': ('body', 'response_format', 'type'), "
+            "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}",
+            "type": "internal_server_error",
+        }
+    }
+)
+
+
+def test_a_500_naming_response_format_is_a_rejection_and_is_remembered(llm_server):
+    llm_server.script(Raw(LLAMA_CPP_PYTHON_500, status=500), ANSWER, ANSWER)
+
+    first = make(llm_server.url).complete(PROMPT, schema=SCHEMA, schema_name="summary")
+    second = make(llm_server.url).complete(PROMPT, schema=SCHEMA, schema_name="summary")
+
+    assert formats(llm_server) == [
+        JSON_SCHEMA_FORMAT,
+        JSON_OBJECT_SCHEMA_FORMAT,
+        JSON_OBJECT_SCHEMA_FORMAT,
+    ]
+    assert (first.structured_mode, first.rejected_modes) == ("json_object_schema", ("json_schema",))
+    assert (second.structured_mode, second.rejected_modes) == ("json_object_schema", ())
+
+
+def test_a_plain_500_is_unavailable_and_not_a_rejection(llm_server):
+    llm_server.script(Raw('{"error": {"message": "out of memory"}}', status=500), ANSWER)
+
+    with pytest.raises(LLMUnavailable) as info:
+        make(llm_server.url).complete(PROMPT, schema=SCHEMA, schema_name="summary")
+    result = make(llm_server.url).complete(PROMPT, schema=SCHEMA, schema_name="summary")
+
+    assert info.value.status == 500
+    assert formats(llm_server) == [JSON_SCHEMA_FORMAT, JSON_SCHEMA_FORMAT]
+    assert result.structured_mode == "json_schema"
+
+
+def test_a_500_naming_response_format_on_a_prompt_only_request_is_not_retried(llm_server):
+    llm_server.script(Raw(LLAMA_CPP_PYTHON_500, status=500), "never sent")
+
+    with pytest.raises(LLMUnavailable):
+        make(llm_server.url).complete(PROMPT)
+
+    assert formats(llm_server) == [None]
+    assert llm_server.pending == 1
 
 
 def test_json_without_a_schema_starts_at_json_object(llm_server):

@@ -28,10 +28,16 @@ from apps.conversations.services import Cursor
 from apps.entries.services import archive_name_free, entry_archive_add
 from apps.lifecycle.models import Run, RunKind, RunStatus, Trigger
 from apps.lifecycle.services import boundaries
-from apps.lifecycle.services.common import Skip, Superseded, lock_session, remaining, skipped
-from apps.lifecycle.services.extractive import extractive_lines
+from apps.lifecycle.services.calls import (
+    ARCHIVE_SCHEMA,
+    call_seconds,
+    output_tokens,
+    run_lease_ttl,
+)
+from apps.lifecycle.services.common import Skip, Superseded, lock_session, skipped
+from apps.lifecycle.services.extractive import extractive_digest, extractive_lines
 from apps.lifecycle.services.flush import session_flush
-from apps.lifecycle.services.leases import lease_acquire, lease_release, lease_ttl
+from apps.lifecycle.services.leases import lease_acquire, lease_release
 from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import archive_prompt
 from apps.lifecycle.services.runs import (
@@ -42,6 +48,8 @@ from apps.lifecycle.services.runs import (
     run_record,
 )
 from apps.lifecycle.services.summary import session_summarize
+from apps.providers.llm.budget import messages_tokens, prompt_budget
+from apps.providers.llm.jsonparse import parse_llm_json_tiered
 
 # Extractive archives keep the first and last lines of a long prefix (the messages
 # themselves stay searchable; the archive is their digest).
@@ -87,9 +95,10 @@ class _Archive:
     text: str
     answer: Answer
     by_llm: bool
+    tier: int | None = None  # the JSON parse tier that read the answer; None: prose or none
 
 
-def _archive_text(session: Session, prefix: list[Message], deadline) -> _Archive:
+def _archive_text(session: Session, prefix: list[Message], deadline, trigger: str) -> _Archive:
     """The archive's content (the LLM's summary, or extractive lines) and how it was made."""
     config = session.agent.config
     head = (
@@ -98,17 +107,43 @@ def _archive_text(session: Session, prefix: list[Message], deadline) -> _Archive
     )
     answer = NO_LLM
     if llm_configured():
+        limit = output_tokens(config.summary_max_tokens)
         answer = ask(
-            archive_prompt(messages=prefix, budget_tokens=config.summary_chunk_tokens),
-            timeout=remaining(deadline, config.consolidation_timeout_seconds),
+            _fitted_archive_prompt(prefix, config.summary_chunk_tokens, limit),
+            timeout=call_seconds(config, trigger=trigger, deadline=deadline),
+            schema=ARCHIVE_SCHEMA,
+            schema_name="archive",
+            max_tokens=limit,
         )
-        if answer.ok and answer.text.strip():
-            return _Archive(head + answer.text.strip() + "\n", answer, True)
-    lines = extractive_lines(prefix)
+        text, tier = _archive_answer(answer)
+        if text:
+            return _Archive(head + text + "\n", answer, True, tier)
+    # The salient sentences; a prefix of tool results and filler: each message's first one.
+    lines = extractive_digest(messages=prefix, max_tokens=config.summary_chunk_tokens)
+    lines = lines or extractive_lines(prefix)
     if len(lines) > EXTRACTIVE_MAX_LINES:
         half = EXTRACTIVE_MAX_LINES // 2
         lines = [*lines[:half], f"[… {len(lines) - 2 * half} lines …]", *lines[-half:]]
     return _Archive(head + "\n".join(lines) + "\n", answer, False)
+
+
+def _fitted_archive_prompt(prefix: list[Message], chunk_tokens: int, limit: int) -> list:
+    """The archive prompt with the transcript's middle elided to fit the model's context."""
+    fixed = messages_tokens(archive_prompt(messages=[], budget_tokens=0))
+    room = max(min(chunk_tokens, prompt_budget(limit) - fixed), 0)
+    return archive_prompt(messages=prefix, budget_tokens=room)
+
+
+def _archive_answer(answer) -> tuple[str, int | None]:
+    """The archive summary in the answer and its parse tier: its JSON field, else a
+    prompt-only server's prose (tier None)."""
+    if not answer.ok:
+        return "", None
+    parsed = parse_llm_json_tiered(answer.text, ("summary",))
+    value = parsed.value.get("summary") if parsed else None
+    if isinstance(value, str):
+        return value.strip(), parsed.tier
+    return ("", None) if parsed else (answer.text.strip(), None)
 
 
 def _write(session: Session, trigger: str, plan: _Plan, archive: _Archive) -> Run:
@@ -143,6 +178,7 @@ def _write(session: Session, trigger: str, plan: _Plan, archive: _Archive) -> Ru
             status=RunStatus.OK if archive.by_llm else RunStatus.FALLBACK,
             reason="" if archive.by_llm else fallback_reason(archive.answer),
             answer=archive.answer,
+            tier=archive.tier,
             rng=MessageRange.of(plan.prefix),
             key=plan.key,
             details={
@@ -225,7 +261,7 @@ def session_compact(
     it archives first. Returns the runs: extraction, then compaction."""
     agent = session.agent
     runs = _extract_first(session, keep_last, trigger, deadline)
-    ttl = lease_ttl(agent.config.consolidation_timeout_seconds)
+    ttl = run_lease_ttl(agent.config, trigger=trigger, deadline=deadline)
     held = lease_acquire(name=f"compact:{session.pk}", ttl=ttl)
     if held is None:
         return runs + skipped(agent, session, RunKind.COMPACT, trigger, Skip("busy"))
@@ -242,7 +278,7 @@ def _compact(session: Session, keep_last: int | None, trigger: str, deadline) ->
         return skipped(agent, session, RunKind.COMPACT, trigger, plan)
     if run_applied(agent=agent, key=plan.key) is not None:
         return skipped(agent, session, RunKind.COMPACT, trigger, Skip("already_applied"))
-    archive = _archive_text(session, plan.prefix, deadline)
+    archive = _archive_text(session, plan.prefix, deadline, trigger)
     try:
         return [_write(session, trigger, plan, archive)]
     except Superseded:

@@ -21,6 +21,13 @@ from apps.entries import names
 from apps.entries.models import Entry, EntryChange
 from apps.entries.services import entry_put
 from apps.lifecycle.models import Run, RunKind, RunStatus
+from apps.lifecycle.services.calls import (
+    COMPRESSION_SCHEMA,
+    call_seconds,
+    compression_tokens,
+    fit_prompt,
+    run_lease_ttl,
+)
 from apps.lifecycle.services.common import Skip, skipped
 from apps.lifecycle.services.consolidation import Busy
 from apps.lifecycle.services.leases import (
@@ -28,7 +35,6 @@ from apps.lifecycle.services.leases import (
     agent_lease,
     lease_acquire,
     lease_release,
-    lease_ttl,
     lease_wait,
 )
 from apps.lifecycle.services.llm import Answer, ask
@@ -85,17 +91,30 @@ def _why_not(agent: Agent, entry: Entry | None) -> str:
     return "nothing_to_do" if last is not None and last.changed_by == COMPRESSOR else ""
 
 
-def _call(agent: Agent, memory: str) -> _Proposal:
+def _call(agent: Agent, memory: str, trigger: str) -> _Proposal:
     config = agent.config
-    prompt = compression_prompt(memory=memory, max_bytes=config.max_memory_bytes)
-    answer = ask(prompt, timeout=config.consolidation_timeout_seconds)
+    limit = compression_tokens(config.max_memory_bytes)
+    fitted = fit_prompt(
+        lambda head, _: compression_prompt(memory=head, max_bytes=config.max_memory_bytes),
+        messages=[],
+        reference=memory,
+        max_tokens=limit,
+    )
+    answer = ask(
+        fitted.prompt,
+        timeout=call_seconds(config, trigger=trigger, deadline=None),
+        schema=COMPRESSION_SCHEMA,
+        schema_name="compression",
+        max_tokens=limit,
+    )
     if not answer.ok:
         return _Proposal(answer, None, None, fallback_reason(answer))
     parsed = parse_llm_json_tiered(answer.text, FIELDS)
     text = parsed.value.get("memory") if parsed is not None else None
     if not isinstance(text, str) or not text.strip() or "\x00" in text:
         return _Proposal(answer, None, parsed.tier if parsed else None, "unparseable")
-    text = text.strip() + "\n"
+    # A MEMORY.md over the model's context was shown by its head: the tail stays as it was.
+    text = (text.strip() + "\n" + memory[len(fitted.reference) :]).strip() + "\n"
     if _size(text) >= _size(memory):
         return _Proposal(answer, None, parsed.tier, "not_smaller")
     return _Proposal(answer, text, parsed.tier)
@@ -147,8 +166,7 @@ def _write(agent: Agent, trigger: str, memory: str, proposal: _Proposal) -> Run:
         )
 
 
-def _take_lease(agent: Agent, wait_until: float | None) -> Held | None:
-    ttl = lease_ttl(agent.config.consolidation_timeout_seconds)
+def _take_lease(agent: Agent, wait_until: float | None, ttl: float) -> Held | None:
     if wait_until is None:
         return lease_acquire(name=agent_lease(agent.pk), ttl=ttl)
     return lease_wait(name=agent_lease(agent.pk), ttl=ttl, deadline=wait_until)
@@ -160,7 +178,9 @@ def memory_compress(
     """Compress the agent's MEMORY.md if it is over max_memory_bytes, in sequence with its
     other MEMORY.md writers (waiting for the lease until `wait_until`, time.monotonic()).
     Lease taken: Busy with `raise_busy`, else a skipped run (when someone asked)."""
-    held = _take_lease(agent, wait_until)
+    held = _take_lease(
+        agent, wait_until, run_lease_ttl(agent.config, trigger=trigger, deadline=None)
+    )
     if held is None:
         if raise_busy:
             raise Busy(f"agent {agent.pk} is writing MEMORY.md")
@@ -170,7 +190,7 @@ def memory_compress(
         why = _why_not(agent, entry)
         if why:
             return skipped(agent, None, RunKind.COMPRESS, trigger, Skip(why))
-        proposal = _call(agent, entry.content)
+        proposal = _call(agent, entry.content, trigger)
         return [_write(agent, trigger, entry.content, proposal)]
     finally:
         lease_release(held)

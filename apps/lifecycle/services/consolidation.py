@@ -20,27 +20,39 @@ from apps.entries.services import entry_put
 from apps.learnings.models import LearningKind, LearningSource
 from apps.learnings.services import learning_create, review_status
 from apps.lifecycle.models import HistoryEntry, HistoryKind, Run, RunKind, RunStatus
+from apps.lifecycle.services.calls import (
+    CONSOLIDATION_SCHEMA,
+    Fitted,
+    call_seconds,
+    fit_prompt,
+    is_background,
+    output_tokens,
+    run_lease_ttl,
+)
 from apps.lifecycle.services.common import (
     Skip,
     Superseded,
     expired,
     lock_session,
-    remaining,
     skipped,
     take_chunk,
 )
 from apps.lifecycle.services.daylog import daily_log_append, first_line
-from apps.lifecycle.services.extractive import raw_fallback
+from apps.lifecycle.services.extractive import (
+    extractive_history,
+    heuristic_facts,
+    memory_with_facts,
+    raw_fallback,
+)
 from apps.lifecycle.services.leases import (
     Held,
     agent_lease,
     lease_acquire,
     lease_extend,
     lease_release,
-    lease_ttl,
     lease_wait,
 )
-from apps.lifecycle.services.llm import Answer, ask
+from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import consolidation_prompt
 from apps.lifecycle.services.runs import (
     MessageRange,
@@ -76,7 +88,7 @@ class _Result:
     @property
     def answered(self) -> bool:
         """The model's answer is applied (seed 004: each field when present)."""
-        return self.ok or self.memory_update is not None
+        return self.answer.ok and (self.ok or self.memory_update is not None)
 
 
 def _chunk(session: Session, keep: int) -> list[Message]:
@@ -93,18 +105,57 @@ def _read_memory(session: Session) -> str:
     return found.content if found is not None else ""
 
 
-def _call(session: Session, messages: list[Message], memory: str, deadline) -> _Result:
+def _extractive(session: Session, messages: list[Message], memory: str) -> _Result:
+    """Without a model: the salient sentences as the history entry (a fallback kind, so a
+    reset still archives the messages whole) and the user's first-person facts in MEMORY.md."""
     config = session.agent.config
-    prompt = consolidation_prompt(
-        memory=memory,
-        messages=messages,
-        compress=len(memory.encode("utf-8")) > config.max_memory_bytes,
-        max_bytes=config.max_memory_bytes,
+    history = extractive_history(messages=messages, max_tokens=config.summary_max_tokens)
+    facts = heuristic_facts(messages=messages, limit=config.flush_max_facts)
+    update = memory_with_facts(memory=memory, facts=facts, max_bytes=config.max_memory_bytes)
+    return _Result(NO_LLM, history, update, None, False)
+
+
+def _fit(session: Session, messages: list[Message], memory: str) -> Fitted:
+    """Seed 004's prompt cut to the model's context: fewer messages (the rest wait for the
+    next chunk), or MEMORY.md cut in the prompt when it alone leaves no room."""
+    config = session.agent.config
+
+    def build(reference: str, shown: list) -> list:
+        return consolidation_prompt(
+            memory=reference,
+            messages=shown,
+            compress=len(memory.encode("utf-8")) > config.max_memory_bytes,
+            max_bytes=config.max_memory_bytes,
+        )
+
+    limit = output_tokens(config.consolidation_max_tokens)
+    return fit_prompt(build, messages=messages, reference=memory, max_tokens=limit)
+
+
+def _call(
+    session: Session,
+    messages: list[Message],
+    memory: str,
+    deadline,
+    trigger: str,
+    fitted: Fitted | None,
+) -> _Result:
+    config = session.agent.config
+    if not llm_configured() or fitted is None:
+        return _extractive(session, messages, memory)
+    answer = ask(
+        fitted.prompt,
+        timeout=call_seconds(config, trigger=trigger, deadline=deadline),
+        schema=CONSOLIDATION_SCHEMA,
+        schema_name="consolidation",
+        max_tokens=output_tokens(config.consolidation_max_tokens),
     )
-    answer = ask(prompt, timeout=remaining(deadline, config.consolidation_timeout_seconds))
     parsed = parse_llm_json_tiered(answer.text, FIELDS) if answer.ok else None
     value = parsed.value if parsed else {}
     history, update = _text(value.get("history_entry")), _text(value.get("memory_update"))
+    if update is not None and len(fitted.reference) < len(memory):
+        # The model saw only the head of MEMORY.md: the tail it never saw stays as it was.
+        update = update + "\n" + memory[len(fitted.reference) :].strip()
     if history is None:
         # Seed 004 applies each field when present: a memory_update alone still updates
         # MEMORY.md, and the messages get a [raw-fallback] entry so none is lost.
@@ -168,10 +219,11 @@ def _propose_corrections(session: Session, corrections: tuple[str, ...]) -> None
 def _applied(result: _Result, memory_state: str) -> list[str]:
     """What of the model's answer was written: its history_entry, its memory_update."""
     applied = ["history_entry"] if result.ok else []
-    return applied + (["memory_update"] if memory_state == "updated" else [])
+    by_model = memory_state == "updated" and result.answer.ok  # not the extractive lines
+    return applied + (["memory_update"] if by_model else [])
 
 
-def _write(session, trigger, messages, memory, result: _Result, key) -> Run:
+def _write(session, trigger, messages, memory, result: _Result, key, extra=None) -> Run:
     agent = session.agent
     rng = MessageRange.of(messages)
     with transaction.atomic():
@@ -184,6 +236,7 @@ def _write(session, trigger, messages, memory, result: _Result, key) -> Run:
             session=session,
             kind=RunKind.CONSOLIDATE,
             trigger=trigger,
+            details=extra,
             status=RunStatus.OK if result.answered else RunStatus.FALLBACK,
             reason="" if result.answered else fallback_reason(result.answer),
             answer=result.answer,
@@ -211,6 +264,7 @@ def _write(session, trigger, messages, memory, result: _Result, key) -> Run:
             text=first_line(result.history),
         )
         run.details = {
+            **run.details,
             "history_entry_id": entry.pk,
             "memory": memory_state,
             "corrections": len(result.corrections),
@@ -232,16 +286,55 @@ def _consolidate_chunk(session, trigger, messages, deadline) -> Run | None:
     if run_applied(agent=agent, key=key) is not None:
         return None  # a redelivered task: this range has its history entry already
     memory = _read_memory(session)
-    result = _call(session, messages, memory, deadline)
+    fitted = _fit(session, messages, memory) if llm_configured() else None
+    if fitted is not None and fitted.count < len(messages):  # the rest waits for the next chunk
+        return _consolidate_chunk(session, trigger, messages[: fitted.count], deadline)
+    result = _call(session, messages, memory, deadline, trigger, fitted)
+    extra = {"fit": fitted.cut} if fitted is not None and fitted.cut else {}
     try:
-        return _write(session, trigger, messages, memory, result, key)
+        run = _write(session, trigger, messages, memory, result, key, extra)
     except Superseded:
         return None
+    if run.reason == "timeout" and is_background(trigger, deadline) and len(messages) > 1:
+        _retry_in_halves(session, trigger, messages, run)
+    return run
 
 
-def _take_lease(agent, wait_until: float | None) -> Held | None:
+def _retry_in_halves(session: Session, trigger: str, messages: list[Message], fallback: Run):
+    """A background call that timed out left a [raw-fallback] entry (nothing lost); each
+    half of its range is asked once more. A half the model answers gets its own entry and
+    its messages become `ok`; the fallback entry stays (HISTORY is append-only). A half
+    that fails again is given up: its raw fallback is what HISTORY keeps."""
+    middle = len(messages) // 2
+    for part, half in enumerate((messages[:middle], messages[middle:]), start=1):
+        memory = _read_memory(session)
+        result = _call(session, half, memory, None, trigger, _fit(session, half, memory))
+        retry = {"retry_of": fallback.pk, "part": f"{part}/2"}
+        rng = MessageRange.of(half)
+        if not result.answered:
+            timed_out = result.answer.status == "timeout"
+            run_record(
+                agent=session.agent,
+                session=session,
+                kind=RunKind.CONSOLIDATE,
+                trigger=trigger,
+                status=RunStatus.TIMEOUT if timed_out else RunStatus.FAILED,
+                reason="given_up",
+                answer=result.answer,
+                rng=rng,
+                details=retry,
+            )
+            continue
+        agent = session.agent
+        key = range_key(agent_id=agent.pk, session_id=session.pk, kind=RunKind.CONSOLIDATE, rng=rng)
+        try:
+            _write(session, trigger, half, memory, result, key, retry)
+        except Superseded:
+            return
+
+
+def _take_lease(agent, wait_until: float | None, ttl: float) -> Held | None:
     """The agent's lease: now or never (None), or waiting for it until `wait_until`."""
-    ttl = lease_ttl(agent.config.consolidation_timeout_seconds)
     if wait_until is None:
         return lease_acquire(name=agent_lease(agent.pk), ttl=ttl)
     return lease_wait(name=agent_lease(agent.pk), ttl=ttl, deadline=wait_until)
@@ -261,7 +354,8 @@ def session_consolidate(
     `wait_until` (time.monotonic(); None: not at all). When the turn does not come: Busy
     with `raise_busy`, else a skipped run. Calls stop at `deadline`."""
     agent = session.agent
-    held = _take_lease(agent, wait_until)
+    ttl = run_lease_ttl(agent.config, trigger=trigger, deadline=deadline)
+    held = _take_lease(agent, wait_until, ttl)
     if held is None:
         if raise_busy:
             raise Busy(f"agent {agent.pk} is consolidating")
@@ -277,7 +371,7 @@ def session_consolidate(
             # the next trigger continues (each chunk still got its fallback entry).
             if run.reason in ("timeout", "error") or expired(deadline):
                 break
-            lease_extend(held, ttl=lease_ttl(agent.config.consolidation_timeout_seconds))
+            lease_extend(held, ttl=ttl)
     finally:
         lease_release(held)
     return runs or skipped(agent, session, RunKind.CONSOLIDATE, trigger, Skip("nothing_to_do"))

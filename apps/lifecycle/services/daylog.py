@@ -1,5 +1,10 @@
 """Seed 001's daily session log (`memory/YYYY-MM-DD.md`, UTC) from the lifecycle: every
-applied summary and consolidation run adds one line, written in the run's transaction."""
+applied consolidation run adds one line, and a session's first summary of the day adds one,
+written in the run's transaction.
+
+A busy session is summarised every 16 messages; a line for each would fill the day's log
+with near-copies of one rolling summary, and every append re-indexes the whole log for
+search (measured: 8 writers x 500 appends made the log the append path's main cost)."""
 
 import logging
 import re
@@ -10,6 +15,7 @@ from django.utils import timezone
 from apps.agents.models import Agent
 from apps.core.errors import Conflict
 from apps.entries import names
+from apps.entries.selectors import documents
 from apps.entries.services import entry_append
 
 logger = logging.getLogger(__name__)
@@ -38,13 +44,23 @@ def log_line(*, kind: str, session_key: str, text: str, at=None) -> str:
     return f"- {at:%H:%M:%S} [{kind}] {session_key}: {shown}\n"
 
 
-def daily_log_append(*, agent: Agent, kind: str, session_key: str, text: str) -> str:
+def _logged_today(agent: Agent, name: str, kind: str, session_key: str) -> bool:
+    log = documents(agent=agent, names=[name]).get(name)
+    return log is not None and f" [{kind}] {session_key}: " in log.content
+
+
+def daily_log_append(
+    *, agent: Agent, kind: str, session_key: str, text: str, once_a_day: bool = False
+) -> str:
     """Append the run's line to today's log (inside the caller's transaction); returns the
-    log's name, or "" when the name is taken by something a log cannot append to (an
-    archive or an alias): the run still applies, the line is only lost."""
+    log's name, or "" when no line was written: `once_a_day` and the session has a line of
+    this kind today, or the name is taken by something a log cannot append to (an archive
+    or an alias): the run still applies."""
     now = timezone.now()
     day = now.date()
     name = names.daily_log_name(day)
+    if once_a_day and _logged_today(agent, name, kind, session_key):
+        return ""
     try:
         with transaction.atomic():  # a savepoint: a refused append leaves the run intact
             entry_append(

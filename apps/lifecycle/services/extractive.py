@@ -1,8 +1,9 @@
 """What the lifecycle writes without an LLM (or when the LLM fails): extractive text.
 
-Nothing here calls a model. The texts are chosen, not generated: the first sentence of each
-message for summaries and archives, seed 004's [raw-fallback] entry, a whole transcript for
-a reset archive, and first-person statements of the user as facts.
+Nothing here calls a model. The texts are chosen, not generated: the salient sentences of
+the messages for summaries, archives and history entries (salience.py), seed 004's
+[raw-fallback] entry, a whole transcript for a reset archive, the user's first-person
+statements as facts, and MEMORY.md lines made of them.
 """
 
 import json
@@ -10,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from apps.lifecycle.services.prompts import stamp
+from apps.lifecycle.services.salience import Candidate, select
 from apps.providers.tokens import count_tokens_batch
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -49,17 +51,84 @@ def extractive_lines(messages: Sequence) -> list[str]:
     return lines
 
 
+# A digest's sentences are at most this share of the characters they cover, so that with
+# each line's `- [time] role: ` it is still shorter than the messages.
+DIGEST_RATIO = 0.5
+_SENTENCE_CHARS = 300
+_LINE = re.compile(r"^- \[[^\]]*\] (?P<role>[a-z]+)[^:]*: (?P<text>.*)$")
+
+
+def _candidates(messages: Sequence) -> list[Candidate]:
+    """Each sentence a user or assistant said, as a `- [time] role: sentence` line."""
+    found = []
+    for m in messages:
+        if m.role not in ("user", "assistant"):
+            continue  # tool results and system text are kept by the messages themselves
+        who = m.role + (f" {m.name}" if m.name else "")
+        text = _SPACE.sub(" ", m.content or "").strip()
+        for n, sentence in enumerate(s for s in _SENTENCE_END.split(text) if s.strip()):
+            sentence = _clip(sentence.strip(), _SENTENCE_CHARS)
+            line = f"- [{stamp(m.created_at)}] {who}: {sentence}"
+            found.append(Candidate(line, sentence, m.role, opening=n == 0))
+    return found
+
+
+def extractive_digest(*, messages: Sequence, max_tokens: int) -> list[str]:
+    """The messages' salient sentences as lines, in order: within `max_tokens`, sentences
+    within DIGEST_RATIO of the messages' characters (one line at least, when any is salient)."""
+    candidates = _candidates(messages)
+    source = sum(len(m.content or "") for m in messages)
+    chosen = select(candidates, max_tokens=max_tokens, max_chars=int(source * DIGEST_RATIO))
+    if not chosen:  # all filler, or one long sentence: its best line, if it fits at all
+        chosen = select(candidates, max_tokens=max_tokens)[:1]
+    return [candidates[i].text for i in chosen]
+
+
+def _old_candidate(line: str) -> Candidate:
+    match = _LINE.match(line)
+    if match is None:
+        return Candidate(line, line)
+    return Candidate(line, match["text"], match["role"])
+
+
 def extractive_summary(*, old: str, messages: Sequence, max_tokens: int) -> str:
-    """The old summary's lines followed by the new messages' lines, the oldest lines
-    dropped until the whole is under `max_tokens`."""
-    lines = [line for line in (old or "").splitlines() if line.strip()]
-    lines += extractive_lines(messages)
-    costs = count_tokens_batch(lines)
-    total, start = sum(costs), 0
-    while total > max_tokens and start < len(lines) - 1:
-        total -= costs[start]
-        start += 1
-    return "\n".join(lines[start:])
+    """The old summary merged with the new messages' salient sentences: when the whole
+    passes `max_tokens`, the least salient lines of either are dropped until it fits."""
+    new = extractive_digest(messages=messages, max_tokens=max_tokens)
+    if not new and not (old or "").strip():
+        new = extractive_lines(list(messages)[-1:])  # only filler: say that it happened
+    lines = [line for line in (old or "").splitlines() if line.strip()] + new
+    if sum(count_tokens_batch(lines)) <= max_tokens:
+        return "\n".join(lines)
+    candidates = [_old_candidate(line) for line in lines]
+    return "\n".join(lines[i] for i in select(candidates, max_tokens=max_tokens))
+
+
+def extractive_history(*, messages: Sequence, max_tokens: int) -> str:
+    """A history entry without a model: `[extractive] [time] N messages` and the salient
+    sentences (seed 004's [YYYY-MM-DD HH:MM] stamp, the newest message's)."""
+    head = f"[extractive] [{stamp(messages[-1].created_at)}] {len(messages)} messages"
+    lines = extractive_digest(messages=messages, max_tokens=max_tokens)
+    if not lines:
+        return head + ": nothing salient."
+    return "\n".join([head + ", the salient sentences:", *lines])
+
+
+def memory_with_facts(*, memory: str, facts: Sequence[str], max_bytes: int) -> str | None:
+    """MEMORY.md with a `- fact` line for each fact it lacks (case and spacing ignored),
+    as many as fit in `max_bytes`; None when nothing is added."""
+    present = {" ".join(line.split()).lower() for line in memory.splitlines()}
+    text = memory.rstrip("\n") + "\n" if memory.strip() else "# Memory\n\n"
+    added = False
+    for fact in facts:
+        line = "- " + " ".join(fact.split())
+        if line.lower() in present:
+            continue
+        if len((text + line + "\n").encode("utf-8")) > max_bytes:
+            continue  # the messages and the history entry still hold it
+        text, added = text + line + "\n", True
+        present.add(line.lower())
+    return text if added else None
 
 
 def raw_fallback(*, messages: Sequence, last: int, chars: int) -> str:

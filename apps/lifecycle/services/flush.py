@@ -26,17 +26,24 @@ from apps.entries.services import entry_put
 from apps.facts.models import FactStatus
 from apps.facts.services import FactDraft, clean_category, fact_prepare, fact_write
 from apps.lifecycle.models import Run, RunKind, RunStatus
+from apps.lifecycle.services.calls import (
+    EXTRACTION_SCHEMA,
+    Fitted,
+    call_seconds,
+    fit_prompt,
+    output_tokens,
+    run_lease_ttl,
+)
 from apps.lifecycle.services.common import (
     Skip,
     Superseded,
     expired,
     lock_session,
-    remaining,
     skipped,
     take_chunk,
 )
 from apps.lifecycle.services.extractive import heuristic_facts
-from apps.lifecycle.services.leases import agent_lease, lease_release, lease_ttl, lease_wait
+from apps.lifecycle.services.leases import agent_lease, lease_release, lease_wait
 from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import extraction_prompt
 from apps.lifecycle.services.runs import (
@@ -110,14 +117,30 @@ class _Extracted:
     by_llm: bool
 
 
-def _extract(session: Session, messages: list[Message], deadline) -> _Extracted:
+def _fit(session: Session, messages: list[Message]) -> Fitted:
+    """The extraction prompt with the messages that fit the model's context."""
+    config = session.agent.config
+    return fit_prompt(
+        lambda _, shown: extraction_prompt(messages=shown, max_facts=config.flush_max_facts),
+        messages=messages,
+        reference="",
+        max_tokens=output_tokens(config.extraction_max_tokens),
+    )
+
+
+def _extract(
+    session: Session, messages: list[Message], deadline, trigger: str, fitted: Fitted | None
+) -> _Extracted:
     """The facts found, the answer, the parse tier, and whether the LLM found them."""
     config = session.agent.config
     answer = NO_LLM
-    if llm_configured():
+    if llm_configured() and fitted is not None:
         answer = ask(
-            extraction_prompt(messages=messages, max_facts=config.flush_max_facts),
-            timeout=remaining(deadline, config.consolidation_timeout_seconds),
+            fitted.prompt,
+            timeout=call_seconds(config, trigger=trigger, deadline=deadline),
+            schema=EXTRACTION_SCHEMA,
+            schema_name="extraction",
+            max_tokens=output_tokens(config.extraction_max_tokens),
         )
         if answer.ok:
             found, tier = _parse(answer.text)
@@ -214,9 +237,12 @@ def _flush_chunk(session, kind, trigger, messages, deadline) -> Run | None:
     )
     if run_applied(agent=agent, key=key) is not None:
         return None
+    fitted = _fit(session, messages) if llm_configured() else None
+    if fitted is not None and fitted.count < len(messages):  # the rest: the next chunk
+        return _flush_chunk(session, kind, trigger, messages[: fitted.count], deadline)
     meta = conv.session_meta(session=session)
     expected = Cursor.read(meta, "flush_cursor")
-    got = _extract(session, messages, deadline)
+    got = _extract(session, messages, deadline, trigger, fitted)
     drafts = _drafts(session, got.found)
     try:
         return _write(session, kind, trigger, messages, drafts, got, key, expected)
@@ -235,7 +261,7 @@ def session_flush(
     """Store the facts of the oldest window messages (FLUSH), or of everything up to
     `through` (EXTRACT, before a compaction); in sequence with consolidation."""
     agent = session.agent
-    ttl = lease_ttl(agent.config.consolidation_timeout_seconds)
+    ttl = run_lease_ttl(agent.config, trigger=trigger, deadline=deadline)
     wait_until = deadline if deadline is not None else _soon(agent)
     held = lease_wait(name=agent_lease(agent.pk), ttl=ttl, deadline=wait_until)
     if held is None:

@@ -43,6 +43,14 @@ class Answer:
     error: str = ""
     mode: str = ""  # how structured output was asked for (apps.providers.llm.STRUCTURED_MODES)
     truncated: bool = False  # the answer was cut off at max_tokens
+    rejected: tuple[str, ...] = ()  # stronger modes the server refused on this call
+
+    @property
+    def structured(self) -> dict | None:
+        """What a run's details say when the provider stepped down a mode on this call."""
+        if not self.rejected:
+            return None
+        return {"mode": self.mode, "rejected": list(self.rejected)}
 
     @property
     def ok(self) -> bool:
@@ -133,4 +141,5 @@ def ask(
         latency_ms=latency,
         mode=result.structured_mode,
         truncated=result.truncated,
+        rejected=tuple(result.rejected_modes),
     )

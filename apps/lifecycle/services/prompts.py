@@ -73,13 +73,14 @@ def summary_prompt(*, old_summary: str, messages: Sequence, max_tokens: int) -> 
         "You maintain the rolling summary of a conversation between a user and an AI agent. "
         "Rewrite the current summary so that it also covers the new messages: keep every "
         "fact, decision, preference, name, date and open task that may matter later; drop "
-        "small talk. Write plain text, no preamble, at most about "
+        "small talk. Answer with a JSON object "
+        '{"summary": "<the updated summary as plain text>"}, the summary at most about '
         f"{max_tokens} tokens."
     )
     user = (
         f"## Current summary\n{old_summary.strip() or '(empty)'}\n\n"
         f"## New messages\n{transcript(messages)}\n\n"
-        "Return only the updated summary."
+        'Return only the JSON object {"summary": "..."}.'
     )
     return [ChatMessage("system", system), ChatMessage("user", user)]
 
@@ -131,7 +132,7 @@ def archive_prompt(*, messages: Sequence, budget_tokens: int) -> list[ChatMessag
     user = (
         "Summarise this part of a conversation for an archive that will be found again by "
         "keyword search: name the topics, people, facts, decisions and outcomes, with dates. "
-        "Plain text, no preamble.\n\n"
+        'Return only a JSON object {"summary": "<the summary as plain text>"}.\n\n'
         f"## Conversation\n{transcript(messages, budget_tokens=budget_tokens)}"
     )
     return [

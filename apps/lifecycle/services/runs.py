@@ -61,6 +61,9 @@ def run_record(
     """Write one Run row (inside the caller's transaction when the run applied writes). A
     session removed during the run is named by its key only: the log outlives it."""
     answer = answer or Answer(status="")
+    details = dict(details or {})
+    if answer.structured is not None:
+        details.setdefault("structured", answer.structured)
     linked = session if session is not None and _exists(session) else None
     return Run.objects.create(
         agent=agent,
@@ -71,6 +74,8 @@ def run_record(
         status=status,
         reason=reason,
         parse_tier=tier,
+        structured_mode=answer.mode,
+        truncated=answer.truncated,
         model=answer.model,
         input_tokens=answer.input_tokens,
         output_tokens=answer.output_tokens,
@@ -83,7 +88,7 @@ def run_record(
         message_count=rng.count if rng else 0,
         idempotency_key=key,
         output=answer.text[:MAX_OUTPUT_CHARS],
-        details=details or {},
+        details=details,
     )
 
 

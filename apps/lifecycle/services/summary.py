@@ -10,7 +10,7 @@ does not bill them). Without an LLM the summary is extractive.
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.db import transaction
 
@@ -18,21 +18,29 @@ from apps.conversations import selectors as conv
 from apps.conversations.models import Message, Session, SessionMeta
 from apps.conversations.services import Cursor, summary_write
 from apps.lifecycle.models import APPLIED, Run, RunKind, RunStatus
+from apps.lifecycle.services.calls import (
+    SUMMARY_SCHEMA,
+    Fitted,
+    call_seconds,
+    fit_prompt,
+    output_tokens,
+    run_lease_ttl,
+)
 from apps.lifecycle.services.common import (
     Skip,
     Superseded,
     expired,
     lock_session,
-    remaining,
     skipped,
     take_chunk,
 )
 from apps.lifecycle.services.daylog import daily_log_append, first_sentence
 from apps.lifecycle.services.extractive import extractive_summary
-from apps.lifecycle.services.leases import lease_acquire, lease_extend, lease_release, lease_ttl
+from apps.lifecycle.services.leases import lease_acquire, lease_extend, lease_release
 from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import summary_prompt
 from apps.lifecycle.services.runs import MessageRange, range_key, run_applied, run_record
+from apps.providers.llm.jsonparse import parse_llm_json_tiered
 from apps.providers.tokens import count_tokens
 
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```\s*$", re.S)
@@ -76,32 +84,62 @@ def _clean(text: str) -> str:
     return (match.group(1) if match else text).strip()
 
 
-def _generate(session: Session, chunk: _Chunk, deadline: float | None) -> tuple[str, Answer]:
-    """The new summary text ("" when the LLM gave none) and the answer behind it."""
+def _fit(session: Session, chunk: _Chunk) -> Fitted:
+    """The summary prompt cut to the model's context: fewer messages, or the old summary cut
+    (in the prompt only) when it alone leaves no room."""
+    limit = output_tokens(session.agent.config.summary_max_tokens)
+    return fit_prompt(
+        lambda old, messages: summary_prompt(old_summary=old, messages=messages, max_tokens=limit),
+        messages=chunk.messages,
+        reference=chunk.old_summary,
+        max_tokens=limit,
+    )
+
+
+def _summary_text(answer: Answer) -> tuple[str, int | None]:
+    """The summary in the answer: its JSON field (with the parse tier), else the prose a
+    prompt-only server wrote."""
+    parsed = parse_llm_json_tiered(answer.text, ("summary",))
+    value = parsed.value.get("summary") if parsed else None
+    if isinstance(value, str):
+        return value.strip(), parsed.tier
+    return ("" if parsed else _clean(answer.text)), None
+
+
+def _generate(
+    session: Session, chunk: _Chunk, deadline: float | None, trigger: str, fitted: Fitted | None
+) -> tuple[str, Answer, int | None]:
+    """The new summary text ("" when the LLM gave none), the answer behind it, its tier."""
     config = session.agent.config
     if not llm_configured():
         text = extractive_summary(
             old=chunk.old_summary, messages=chunk.messages, max_tokens=config.summary_max_tokens
         )
-        return text, NO_LLM
+        return text, NO_LLM, None
     answer = ask(
-        summary_prompt(
-            old_summary=chunk.old_summary,
-            messages=chunk.messages,
-            max_tokens=config.summary_max_tokens,
-        ),
-        timeout=remaining(deadline, config.consolidation_timeout_seconds),
+        fitted.prompt,
+        timeout=call_seconds(config, trigger=trigger, deadline=deadline),
+        schema=SUMMARY_SCHEMA,
+        schema_name="summary",
+        max_tokens=output_tokens(config.summary_max_tokens),
     )
-    return (_clean(answer.text) if answer.ok else ""), answer
+    if not answer.ok:
+        return "", answer, None
+    text, tier = _summary_text(answer)
+    return text, answer, tier
 
 
 def _summarize_chunk(session: Session, trigger: str, chunk: _Chunk, deadline) -> Run | None:
     agent = session.agent
+    fitted = _fit(session, chunk) if llm_configured() else None
+    if fitted is not None:  # the messages that fit the model's context; the rest wait
+        chunk = replace(chunk, messages=chunk.messages[: fitted.count])
     rng = MessageRange.of(chunk.messages)
     key = range_key(agent_id=agent.pk, session_id=session.pk, kind=RunKind.SUMMARY, rng=rng)
     if run_applied(agent=agent, key=key) is not None:
         return None  # a retried task: this chunk is in the summary already
-    text, answer = _generate(session, chunk, deadline)
+    text, answer, tier = _generate(session, chunk, deadline, trigger, fitted)
+    fit = {"fit": fitted.cut} if fitted is not None and fitted.cut else {}
     log = functools.partial(
         run_record,
         agent=agent,
@@ -110,10 +148,12 @@ def _summarize_chunk(session: Session, trigger: str, chunk: _Chunk, deadline) ->
         trigger=trigger,
         answer=answer,
         rng=rng,
+        tier=tier,
     )
     if not text:
         status = RunStatus.TIMEOUT if answer.status == "timeout" else RunStatus.FAILED
-        return log(status=status, reason="empty_answer" if answer.ok else answer.status)
+        reason = "empty_answer" if answer.ok else answer.status
+        return log(status=status, reason=reason, details=fit)
     try:
         with transaction.atomic():
             lock_session(session)
@@ -129,12 +169,13 @@ def _summarize_chunk(session: Session, trigger: str, chunk: _Chunk, deadline) ->
                 kind=RunKind.SUMMARY,
                 session_key=session.key,
                 text=first_sentence(text),
+                once_a_day=True,
             )
             return log(
                 status=RunStatus.OK if answer.ok else RunStatus.FALLBACK,
                 reason="" if answer.ok else "not_configured",
                 key=key,
-                details={"summary_tokens": count_tokens(text)},
+                details={"summary_tokens": count_tokens(text), **fit},
             )
     except Superseded:
         return log(status=RunStatus.SKIPPED, reason="superseded")
@@ -146,7 +187,7 @@ def session_summarize(
     """Fold what left the hot window into the rolling summary, a chunk per LLM call, until
     done, a chunk fails, or `deadline` (time.monotonic()) passes. Returns the runs."""
     agent = session.agent
-    ttl = lease_ttl(agent.config.consolidation_timeout_seconds)
+    ttl = run_lease_ttl(agent.config, trigger=trigger, deadline=deadline)
     held = lease_acquire(name=f"summary:{session.pk}", ttl=ttl)
     if held is None:
         return skipped(agent, session, RunKind.SUMMARY, trigger, Skip("busy"))

@@ -1,8 +1,9 @@
 """Chat completions from any OpenAI-compatible server (`POST {URL}/chat/completions`).
 
 Structured output is negotiated: a call with a JSON Schema asks in the strongest form
-(STRUCTURED_MODES); a 400/422 that rejects the response_format retries the call one mode
-weaker, and the rejection is remembered for that server and model in this process.
+(STRUCTURED_MODES); a 400/422 that rejects the response_format (or a 500 whose body names
+it, as llama-cpp-python answers) retries the call one mode weaker, and the rejection is
+remembered for that server and model in this process.
 """
 
 import logging
@@ -43,6 +44,11 @@ _SCHEMA_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 # over the context (also a 400) must not cost the server its structured output for good.
 _REJECTION_STATUSES = (400, 422)
 _REJECTION_WORDS = ("response_format", "json_schema", "json_object", "schema", "grammar")
+# llama-cpp-python's server (0.3.x) answers a json_schema response_format with a 500 whose
+# body is its validation error ("loc": ("body", "response_format", "type")). A 500 counts as
+# a rejection only when its body names response_format or json_schema: any other 500 is the
+# server failing (LLMUnavailable), not refusing the format.
+_SERVER_ERROR_REJECTION_WORDS = ("response_format", "json_schema")
 
 # Modes each (base URL, model) rejected in this process: later calls start below them.
 _rejected: dict[tuple[str, str], set[str]] = {}
@@ -96,10 +102,15 @@ def _ladder(has_schema: bool) -> tuple[str, ...]:
 
 
 def _rejects_response_format(exc: HttpFailure) -> bool:
-    if exc.kind != "status" or exc.status not in _REJECTION_STATUSES:
+    """Whether a failed call that carried a response_format was refused for it."""
+    if exc.kind != "status":
         return False
     body = (exc.detail or str(exc)).lower()
-    return any(word in body for word in _REJECTION_WORDS)
+    if exc.status in _REJECTION_STATUSES:
+        return any(word in body for word in _REJECTION_WORDS)
+    if exc.status == 500:
+        return any(word in body for word in _SERVER_ERROR_REJECTION_WORDS)
+    return False
 
 
 class OpenAIChat:
