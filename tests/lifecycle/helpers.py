@@ -6,6 +6,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from apps.conversations.services import NewMessage, messages_append
+from apps.entries.services import entry_add
 from tests.support.llm_server import Completion
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -85,3 +86,18 @@ def faithful(body) -> Completion:
         ]
         return Completion(json.dumps({"facts": facts}), prompt_tokens=40, completion_tokens=8)
     return Completion("Archived: " + _section(text, "Conversation")[:500])
+
+
+TEA_MEMORY = "# Memory\n- likes black tea\n"
+
+
+def tea_conversation(agent, session):
+    """MEMORY.md says black tea; the session switches to green tea and names a cat."""
+    entry_add(agent=agent, name="MEMORY.md", content=TEA_MEMORY)
+    return add(
+        session,
+        "I switched to green tea.",
+        "Noted: green tea from now on.",
+        "Also, my cat is called Whiskerino.",
+        role=None,
+    )

@@ -10,14 +10,13 @@ import time_machine
 
 from apps.conversations.models import Message, Session
 from apps.entries.models import Entry
-from apps.entries.services import entry_add
 from apps.lifecycle.models import HistoryEntry
-from tests.lifecycle.helpers import add, use_llm
+from tests.lifecycle.helpers import TEA_MEMORY, add, tea_conversation, use_llm
 from tests.support.llm_server import Completion, Status
 
 pytestmark = pytest.mark.django_db
 
-MEMORY = "# Memory\n- likes black tea\n"
+MEMORY = TEA_MEMORY
 UPDATE = "# Memory\n- likes green tea\n- cat: Whiskerino"
 HISTORY = "[2026-01-05 09:00] The user switched to green tea and named the cat."
 RAW = (
@@ -53,15 +52,7 @@ FIELDS = {
 }
 
 
-def _conversation(agent, session):
-    entry_add(agent=agent, name="MEMORY.md", content=MEMORY)
-    return add(
-        session,
-        "I switched to green tea.",
-        "Noted: green tea from now on.",
-        "Also, my cat is called Whiskerino.",
-        role=None,
-    )
+_conversation = tea_conversation
 
 
 @pytest.mark.parametrize("answer", list(FIELDS))

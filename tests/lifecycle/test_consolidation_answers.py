@@ -7,14 +7,13 @@ import pytest
 
 from apps.conversations.models import Message
 from apps.entries.models import Entry, EntryChange
-from apps.entries.services import entry_add
 from apps.lifecycle.models import HistoryEntry, Run
-from tests.lifecycle.helpers import add, use_llm
+from tests.lifecycle.helpers import TEA_MEMORY, tea_conversation, use_llm
 from tests.support.llm_server import Completion, Delay, Drop, Status, unused_port_url
 
 pytestmark = pytest.mark.django_db
 
-MEMORY = "# Memory\n- likes black tea\n"
+MEMORY = TEA_MEMORY
 UPDATE = "# Memory\n- likes green tea\n- cat: Whiskerino"
 HISTORY = "[2026-01-05 09:00] The user switched to green tea and named the cat."
 CLEAN = json.dumps({"history_entry": HISTORY, "memory_update": UPDATE})
@@ -51,14 +50,7 @@ def _given(agent, session, settings, url):
     use_llm(settings, url)
     agent.settings = {"consolidation_timeout_seconds": 1}
     agent.save()
-    entry_add(agent=agent, name="MEMORY.md", content=MEMORY)
-    return add(
-        session,
-        "I switched to green tea.",
-        "Noted: green tea from now on.",
-        "Also, my cat is called Whiskerino.",
-        role=None,
-    )
+    return tea_conversation(agent, session)
 
 
 @pytest.mark.parametrize("answer", list(ANSWERS))
