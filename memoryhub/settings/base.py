@@ -345,6 +345,9 @@ MEMORYHUB_SEARCH_MAX_QUERY_BYTES = env.int("MEMORYHUB_SEARCH_MAX_QUERY_BYTES", d
 _LLM_URL = env.str("MEMORYHUB_LLM_URL", default="")
 # The LLM's context window in tokens: prompt plus max_tokens must fit it (8192 when unknown).
 MEMORYHUB_LLM_CONTEXT_TOKENS = env.int("MEMORYHUB_LLM_CONTEXT_TOKENS", default=8192)
+# Unset: the server's default. Not 0: greedy decoding makes a small local model repeat
+# itself until max_tokens (SmolLM2-135M's summaries did; docs/providers.md).
+_LLM_TEMPERATURE = env.str("MEMORYHUB_LLM_TEMPERATURE", default="").strip()
 # Background lifecycle calls' time limit: a CPU model needs minutes, not seed 004's 30 s.
 MEMORYHUB_LLM_BACKGROUND_TIMEOUT = env.float("MEMORYHUB_LLM_BACKGROUND_TIMEOUT", default=600.0)
 MEMORYHUB_PROVIDERS = {
@@ -381,6 +384,7 @@ MEMORYHUB_PROVIDERS = {
                 "TIMEOUT": env.float("MEMORYHUB_LLM_TIMEOUT", default=30.0),
                 # Per-call bound on output tokens when the caller gives none.
                 "MAX_TOKENS": env.int("MEMORYHUB_LLM_MAX_TOKENS", default=1024),
+                "TEMPERATURE": float(_LLM_TEMPERATURE) if _LLM_TEMPERATURE else None,
                 # auto negotiates json_schema > json_object_schema > json_object > prompt.
                 "STRUCTURED": env.str("MEMORYHUB_LLM_STRUCTURED", default="auto"),
             },

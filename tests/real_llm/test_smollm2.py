@@ -182,4 +182,5 @@ def test_smollm2_in_prompt_mode_loses_nothing(api, agent, settings, llama_server
     assert {c.response_format for c in proxy.calls} == {"prompt"}
     assert {r.structured_mode for r in runs if r.structured_mode} == {"prompt"}
     # prose answers may fall back (raw history entries), but every run applied something
-    assert {r.status for r in runs} <= {"ok", "fallback", "skipped"}
+    unapplied = [(r.kind, r.status, r.reason, r.error[:200]) for r in runs]
+    assert [u for u in unapplied if u[1] not in ("ok", "fallback", "skipped")] == []

@@ -103,6 +103,7 @@ class Fitted:
     reference: str
     cut: dict = field(default_factory=dict)
     fits: bool = True
+    bare: list[ChatMessage] = field(default_factory=list)  # the instructions alone (echo.py)
 
 
 def cut_to_tokens(text: str, allow: int) -> str:
@@ -179,4 +180,4 @@ def fit_prompt(
     if len(taken) < len(messages):
         cut["messages"] = {"given": len(messages), "sent": len(taken)}
     fits = messages_tokens(prompt) <= budget
-    return Fitted(prompt, len(taken), reference, cut, fits)
+    return Fitted(prompt, len(taken), reference, cut, fits, bare=build("", []))

@@ -35,6 +35,7 @@ from apps.lifecycle.services.calls import (
     run_lease_ttl,
 )
 from apps.lifecycle.services.common import Skip, Superseded, lock_session, skipped
+from apps.lifecycle.services.echo import Instructions
 from apps.lifecycle.services.extractive import extractive_digest, extractive_lines
 from apps.lifecycle.services.flush import session_flush
 from apps.lifecycle.services.leases import lease_acquire, lease_release
@@ -116,6 +117,9 @@ def _archive_text(session: Session, prefix: list[Message], deadline, trigger: st
             max_tokens=limit,
         )
         text, tier = _archive_answer(answer)
+        # A summary that only echoed the instructions gives way to the extractive lines.
+        bare = archive_prompt(messages=[], budget_tokens=0)
+        text, _ = Instructions.of(bare, [m.content for m in prefix]).clean(text)
         if text:
             return _Archive(head + text + "\n", answer, True, tier)
     # The salient sentences; a prefix of tool results and filler: each message's first one.

@@ -30,6 +30,7 @@ from apps.lifecycle.services.calls import (
 )
 from apps.lifecycle.services.common import Skip, skipped
 from apps.lifecycle.services.consolidation import Busy
+from apps.lifecycle.services.echo import Instructions
 from apps.lifecycle.services.leases import (
     Held,
     agent_lease,
@@ -113,6 +114,9 @@ def _call(agent: Agent, memory: str, trigger: str) -> _Proposal:
     text = parsed.value.get("memory") if parsed is not None else None
     if not isinstance(text, str) or not text.strip() or "\x00" in text:
         return _Proposal(answer, None, parsed.tier if parsed else None, "unparseable")
+    text, echoed = Instructions.of(fitted.bare, [memory]).clean(text)
+    if not text:
+        return _Proposal(answer, None, parsed.tier, fallback_reason(answer, echoed=bool(echoed)))
     # A MEMORY.md over the model's context was shown by its head: the tail stays as it was.
     text = (text.strip() + "\n" + memory[len(fitted.reference) :]).strip() + "\n"
     if _size(text) >= _size(memory):

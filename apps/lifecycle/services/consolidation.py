@@ -7,7 +7,7 @@ lease. The LLM call is bounded by consolidation_timeout_seconds. A run's idempot
 makes a retried task write nothing twice.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import transaction
 
@@ -38,6 +38,7 @@ from apps.lifecycle.services.common import (
     take_chunk,
 )
 from apps.lifecycle.services.daylog import daily_log_append, first_line
+from apps.lifecycle.services.echo import Instructions
 from apps.lifecycle.services.extractive import (
     extractive_history,
     heuristic_facts,
@@ -84,6 +85,7 @@ class _Result:
     tier: int | None
     ok: bool
     corrections: tuple[str, ...] = ()
+    echoed: dict = field(default_factory=dict)  # lines dropped as echoed instructions, by field
 
     @property
     def answered(self) -> bool:
@@ -152,7 +154,8 @@ def _call(
     )
     parsed = parse_llm_json_tiered(answer.text, FIELDS) if answer.ok else None
     value = parsed.value if parsed else {}
-    history, update = _text(value.get("history_entry")), _text(value.get("memory_update"))
+    instructions = Instructions.of(fitted.bare, [memory, *(m.content for m in messages)])
+    history, update, echoed = _unechoed(instructions, value)
     if update is not None and len(fitted.reference) < len(memory):
         # The model saw only the head of MEMORY.md: the tail it never saw stays as it was.
         update = update + "\n" + memory[len(fitted.reference) :].strip()
@@ -163,9 +166,23 @@ def _call(
             messages=messages, last=config.raw_fallback_messages, chars=config.raw_fallback_chars
         )
         if update is None:
-            return _Result(answer, history, None, None, False)
-        return _Result(answer, history, update, parsed.tier, False, _corrections(value))
-    return _Result(answer, history, update, parsed.tier, True, _corrections(value))
+            return _Result(answer, history, None, None, False, echoed=echoed)
+        return _Result(answer, history, update, parsed.tier, False, _corrections(value), echoed)
+    return _Result(answer, history, update, parsed.tier, True, _corrections(value), echoed)
+
+
+def _unechoed(instructions: Instructions, value: dict) -> tuple[str | None, str | None, dict]:
+    """history_entry and memory_update without the lines that copy the prompt's own
+    instructions (echo.py); a field left empty counts as absent. Says what went, by field."""
+    out, echoed = [], {}
+    for name in ("history_entry", "memory_update"):
+        text = _text(value.get(name))
+        if text is not None:
+            text, dropped = instructions.clean(text)
+            if dropped:
+                echoed[name] = dropped
+        out.append(text or None)
+    return out[0], out[1], echoed
 
 
 def _text(value) -> str | None:
@@ -238,7 +255,9 @@ def _write(session, trigger, messages, memory, result: _Result, key, extra=None)
             trigger=trigger,
             details=extra,
             status=RunStatus.OK if result.answered else RunStatus.FALLBACK,
-            reason="" if result.answered else fallback_reason(result.answer),
+            reason=""
+            if result.answered
+            else fallback_reason(result.answer, echoed=bool(result.echoed)),
             answer=result.answer,
             tier=result.tier,
             rng=rng,
@@ -269,6 +288,7 @@ def _write(session, trigger, messages, memory, result: _Result, key, extra=None)
             "memory": memory_state,
             "corrections": len(result.corrections),
             "applied": _applied(result, memory_state),
+            **({"echoed": result.echoed} if result.echoed else {}),
         }
         run.save(update_fields=["details"])
         schedule_embedding(corpus="history", ids=[entry.pk])

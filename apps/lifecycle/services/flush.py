@@ -42,6 +42,7 @@ from apps.lifecycle.services.common import (
     skipped,
     take_chunk,
 )
+from apps.lifecycle.services.echo import Instructions
 from apps.lifecycle.services.extractive import heuristic_facts
 from apps.lifecycle.services.leases import agent_lease, lease_release, lease_wait
 from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
@@ -144,6 +145,9 @@ def _extract(
         )
         if answer.ok:
             found, tier = _parse(answer.text)
+            # A "fact" copied from the instructions is none (echo.py).
+            instructions = Instructions.of(fitted.bare, [m.content for m in messages])
+            found = [f for f in found if not instructions.is_echo(f.content)]
             if tier is not None:
                 return _Extracted(found[: config.flush_max_facts], answer, tier, True)
     found = heuristic_facts(messages=messages, limit=config.flush_max_facts)

@@ -92,8 +92,14 @@ def run_record(
     )
 
 
-def fallback_reason(answer: Answer) -> str:
+# An answer that only copied the prompt's instructions back (echo.py).
+ECHOED = "echoed_instructions"
+
+
+def fallback_reason(answer: Answer, *, echoed: bool = False) -> str:
     """Why a fallback was used, from the answer that was not usable."""
+    if answer.ok and echoed:
+        return ECHOED
     return {"ok": "unparseable", "not_configured": "not_configured", "timeout": "timeout"}.get(
         answer.status, "error"
     )

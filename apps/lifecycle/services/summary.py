@@ -35,11 +35,19 @@ from apps.lifecycle.services.common import (
     take_chunk,
 )
 from apps.lifecycle.services.daylog import daily_log_append, first_sentence
+from apps.lifecycle.services.echo import Instructions
 from apps.lifecycle.services.extractive import extractive_summary
 from apps.lifecycle.services.leases import lease_acquire, lease_extend, lease_release
 from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import summary_prompt
-from apps.lifecycle.services.runs import MessageRange, range_key, run_applied, run_record
+from apps.lifecycle.services.runs import (
+    ECHOED,
+    MessageRange,
+    fallback_reason,
+    range_key,
+    run_applied,
+    run_record,
+)
 from apps.providers.llm.jsonparse import parse_llm_json_tiered
 from apps.providers.tokens import count_tokens
 
@@ -106,16 +114,36 @@ def _summary_text(answer: Answer) -> tuple[str, int | None]:
     return ("" if parsed else _clean(answer.text)), None
 
 
+@dataclass(frozen=True)
+class _Generated:
+    text: str  # "" when the LLM gave none
+    answer: Answer
+    tier: int | None
+    echoed: int = 0  # lines dropped as the prompt's own instructions (echo.py)
+    # Why the extractive summary stands in for an answer that held none (empty_answer,
+    # echoed_instructions); "" when the text is the model's, or there was no answer.
+    replaced: str = ""
+
+    @property
+    def by_model(self) -> bool:
+        return self.answer.ok and not self.replaced
+
+
+def _extractive(chunk: _Chunk, config) -> str:
+    return extractive_summary(
+        old=chunk.old_summary, messages=chunk.messages, max_tokens=config.summary_max_tokens
+    )
+
+
 def _generate(
     session: Session, chunk: _Chunk, deadline: float | None, trigger: str, fitted: Fitted | None
-) -> tuple[str, Answer, int | None]:
-    """The new summary text ("" when the LLM gave none), the answer behind it, its tier."""
+) -> _Generated:
+    """The new summary, the answer behind it, its tier. An answer that holds no summary
+    (empty, or only the instructions echoed) gives way to the extractive one: the model
+    would most likely answer the same again, and the summary must move on."""
     config = session.agent.config
     if not llm_configured():
-        text = extractive_summary(
-            old=chunk.old_summary, messages=chunk.messages, max_tokens=config.summary_max_tokens
-        )
-        return text, NO_LLM, None
+        return _Generated(_extractive(chunk, config), NO_LLM, None)
     answer = ask(
         fitted.prompt,
         timeout=call_seconds(config, trigger=trigger, deadline=deadline),
@@ -124,9 +152,14 @@ def _generate(
         max_tokens=output_tokens(config.summary_max_tokens),
     )
     if not answer.ok:
-        return "", answer, None
+        return _Generated("", answer, None)
     text, tier = _summary_text(answer)
-    return text, answer, tier
+    sources = [chunk.old_summary, *(m.content for m in chunk.messages)]
+    text, echoed = Instructions.of(fitted.bare, sources).clean(text)
+    if not text:
+        why = ECHOED if echoed else "empty_answer"
+        return _Generated(_extractive(chunk, config), answer, None, echoed, replaced=why)
+    return _Generated(text, answer, tier, echoed)
 
 
 def _summarize_chunk(session: Session, trigger: str, chunk: _Chunk, deadline) -> Run | None:
@@ -138,7 +171,8 @@ def _summarize_chunk(session: Session, trigger: str, chunk: _Chunk, deadline) ->
     key = range_key(agent_id=agent.pk, session_id=session.pk, kind=RunKind.SUMMARY, rng=rng)
     if run_applied(agent=agent, key=key) is not None:
         return None  # a retried task: this chunk is in the summary already
-    text, answer, tier = _generate(session, chunk, deadline, trigger, fitted)
+    made = _generate(session, chunk, deadline, trigger, fitted)
+    text, answer = made.text, made.answer
     fit = {"fit": fitted.cut} if fitted is not None and fitted.cut else {}
     log = functools.partial(
         run_record,
@@ -148,12 +182,11 @@ def _summarize_chunk(session: Session, trigger: str, chunk: _Chunk, deadline) ->
         trigger=trigger,
         answer=answer,
         rng=rng,
-        tier=tier,
+        tier=made.tier,
     )
-    if not text:
+    if not text:  # the call failed: nothing written, a later run asks again
         status = RunStatus.TIMEOUT if answer.status == "timeout" else RunStatus.FAILED
-        reason = "empty_answer" if answer.ok else answer.status
-        return log(status=status, reason=reason, details=fit)
+        return log(status=status, reason=answer.status, details=fit)
     try:
         with transaction.atomic():
             lock_session(session)
@@ -171,11 +204,12 @@ def _summarize_chunk(session: Session, trigger: str, chunk: _Chunk, deadline) ->
                 text=first_sentence(text),
                 once_a_day=True,
             )
+            echoed = {"echoed": {"summary": made.echoed}} if made.echoed else {}
             return log(
-                status=RunStatus.OK if answer.ok else RunStatus.FALLBACK,
-                reason="" if answer.ok else "not_configured",
+                status=RunStatus.OK if made.by_model else RunStatus.FALLBACK,
+                reason="" if made.by_model else made.replaced or fallback_reason(answer),
                 key=key,
-                details={"summary_tokens": count_tokens(text), **fit},
+                details={"summary_tokens": count_tokens(text), **fit, **echoed},
             )
     except Superseded:
         return log(status=RunStatus.SKIPPED, reason="superseded")
