@@ -46,7 +46,7 @@ SETTINGS = {
 def _conversation() -> list[dict]:
     """conv-26's first SESSIONS sessions as API messages: speaker A is the user."""
     if not LOCOMO_DEV.is_file():
-        pytest.fail(f"{LOCOMO_DEV} is missing: the LoCoMo dev data sits beside the clone")
+        pytest.fail(f"{LOCOMO_DEV} is missing: set MEMORYHUB_LOCOMO_DEV, or clone beside ../shared")
     return locomo_messages("conv-26", SESSIONS)
 
 

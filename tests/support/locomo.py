@@ -1,10 +1,16 @@
 """LoCoMo dev conversations (../shared/bench/locomo, beside the clone) as API messages."""
 
 import json
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-LOCOMO_DEV = Path(__file__).resolve().parents[3] / "shared/bench/locomo/locomo-dev.json"
+# MEMORYHUB_LOCOMO_DEV names the file when the clone does not sit beside ../shared (.ci/run
+# sets it for a clone made elsewhere).
+LOCOMO_DEV = Path(
+    os.environ.get("MEMORYHUB_LOCOMO_DEV")
+    or Path(__file__).resolve().parents[3] / "shared/bench/locomo/locomo-dev.json"
+)
 
 
 def locomo_messages(sample_id: str, sessions: int, path: Path = LOCOMO_DEV) -> list[dict]:
