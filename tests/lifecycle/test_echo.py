@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from apps.conversations.models import Summary
+from apps.conversations.models import SessionMeta, Summary
 from apps.entries.models import Entry
 from apps.lifecycle.models import HistoryEntry, Run
 from apps.lifecycle.services.echo import Instructions
@@ -110,34 +110,45 @@ def test_a_memory_update_keeps_its_lines_that_are_not_echoes(
     )
 
 
-def test_a_summary_that_echoes_the_prompt_gives_way_to_the_extractive_one(
-    api, agent, session, settings, llm_server
-):
+def _cat_chat(agent, session, settings, llm_server, answer: str) -> None:
     use_llm(settings, llm_server)
     agent.settings = {"max_history_messages": 2}
     agent.save()
     add(session, "My cat is called Whiskerino. She is three.", "Lovely name!", "Thanks.", role=None)
-    llm_server.script(Completion(json.dumps({"summary": ECHOED_SUMMARY})))
+    llm_server.script(Completion(answer))
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason", "details"),
+    [
+        (json.dumps({"summary": ECHOED_SUMMARY}), "echoed_instructions", {"summary": 1}),
+        # The same model would most likely answer the same again: the summary moves on.
+        ("   ", "empty_answer", None),
+    ],
+)
+def test_a_summary_answer_without_a_summary_gives_way_to_the_extractive_one(
+    api, agent, session, settings, llm_server, answer, reason, details
+):
+    _cat_chat(agent, session, settings, llm_server, answer)
 
     body = api.post(f"/sessions/{session.id}/summarize").json()
 
     assert body["summary"] == "- [2026-01-05 09:00] user: My cat is called Whiskerino."
     [run] = body["runs"]
-    assert (run["status"], run["reason"], run["parse_tier"]) == (
-        "fallback",
-        "echoed_instructions",
-        None,
-    )
-    assert Run.objects.get(pk=run["id"]).details["echoed"] == {"summary": 1}
+    assert (run["status"], run["reason"], run["parse_tier"]) == ("fallback", reason, None)
+    assert Run.objects.get(pk=run["id"]).details.get("echoed") == details
     assert Summary.objects.get(session=session).content == body["summary"]
+    assert SessionMeta.objects.get(session=session).summary_cursor is not None
 
 
 def test_a_summary_without_echoes_is_the_models(api, agent, session, settings, llm_server):
-    use_llm(settings, llm_server)
-    agent.settings = {"max_history_messages": 2}
-    agent.save()
-    add(session, "My cat is called Whiskerino. She is three.", "Lovely name!", "Thanks.", role=None)
-    llm_server.script(Completion(json.dumps({"summary": "The user's cat Whiskerino is three."})))
+    _cat_chat(
+        agent,
+        session,
+        settings,
+        llm_server,
+        json.dumps({"summary": "The user's cat Whiskerino is three."}),
+    )
 
     [run] = api.post(f"/sessions/{session.id}/summarize").json()["runs"]
 
