@@ -11,7 +11,11 @@ from collections.abc import Sequence
 from django.db import connection
 from django.db.models import Model
 
-from apps.search.corpora import Corpus
+from apps.search.corpora import Corpus, get_corpus
+from apps.search.ranking import FusedHit
+
+# {(corpus name, pk): the pks of the rows right before and after it in its session}
+Neighbours = dict[tuple[str, object], list]
 
 
 def _fields(corpus: Corpus) -> list:
@@ -90,3 +94,20 @@ def adjacent(
 def order_only(corpus: Corpus) -> tuple[str, ...]:
     """The fields `adjacent` needs loaded on each row."""
     return ("pk", corpus.session_field, *(f for f in corpus.order_fields if f != "pk"))
+
+
+def neighbours(hits: Sequence[FusedHit], known: Neighbours) -> Neighbours:
+    """The rows right before and after each hit in its session (corpora with sessions only),
+    one statement per corpus for the hits `known` does not already hold; `known` included."""
+    out = dict(known)
+    for name in dict.fromkeys(h.corpus for h in hits):
+        corpus = get_corpus(name)
+        if corpus.session_field is None:
+            continue
+        ids = [h.object_id for h in hits if h.corpus == name and (name, h.object_id) not in out]
+        if not ids:
+            continue
+        rows = list(corpus.model._default_manager.filter(pk__in=ids).only(*order_only(corpus)))
+        for pk, (prev, nxt) in adjacent(corpus, rows, 1, 1).items():
+            out[(name, pk)] = prev + nxt
+    return out
