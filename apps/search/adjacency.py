@@ -98,7 +98,10 @@ def order_only(corpus: Corpus) -> tuple[str, ...]:
 
 def neighbours(hits: Sequence[FusedHit], known: Neighbours) -> Neighbours:
     """The rows right before and after each hit in its session (corpora with sessions only),
-    one statement per corpus for the hits `known` does not already hold; `known` included."""
+    and, from the same statement, those of each of these neighbours: reading two rows on
+    each side of a hit gives its neighbours' other neighbours, so a later stage that scores
+    the neighbours too needs no second lookup. One statement per corpus, for the hits
+    `known` does not already hold; `known` included."""
     out = dict(known)
     for name in dict.fromkeys(h.corpus for h in hits):
         corpus = get_corpus(name)
@@ -108,6 +111,13 @@ def neighbours(hits: Sequence[FusedHit], known: Neighbours) -> Neighbours:
         if not ids:
             continue
         rows = list(corpus.model._default_manager.filter(pk__in=ids).only(*order_only(corpus)))
-        for pk, (prev, nxt) in adjacent(corpus, rows, 1, 1).items():
-            out[(name, pk)] = prev + nxt
+        derived: Neighbours = {}
+        for pk, (prev, nxt) in adjacent(corpus, rows, 2, 2).items():
+            out[(name, pk)] = prev[:1] + nxt[:1]
+            if prev:
+                derived[(name, prev[0])] = [*prev[1:2], pk]
+            if nxt:
+                derived[(name, nxt[0])] = [pk, *nxt[1:2]]
+        for key, found in derived.items():
+            out.setdefault(key, found)
     return out

@@ -147,9 +147,9 @@ def smooth(fused: list[FusedHit], weight: float) -> tuple[list[FusedHit], Neighb
     rank = {(h.corpus, h.object_id): i for i, h in enumerate(fused, start=1)}
     extra: dict = {}
     around = neighbours(fused, {})
-    for (name, pk), found in around.items():
-        source = (name, pk)
-        for neighbour in found:
+    for source in rank:
+        name = source[0]
+        for neighbour in around.get(source, []):
             key = (name, neighbour)
             extra[key] = extra.get(key, 0.0) + weight * scores[source]
             best = legs.setdefault(key, {}).get("neighbour")

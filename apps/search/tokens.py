@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from django.db import connection
 from django.db.models import Count, Q
 
 from apps.providers.embeddings import (
@@ -85,18 +86,39 @@ def states_write(corpus: Corpus, codes: Sequence[tuple[object, np.ndarray]], spa
 
 
 def states_load(corpus: Corpus, ids: Sequence, space: str) -> dict[object, np.ndarray]:
-    """Unit float32 token rows (tokens x dims) of those rows that have states in `space`."""
+    """Unit float32 token rows (tokens x dims) of those rows that have states in `space`.
+
+    One plain SQL statement and one numpy pass over all the rows: on a hybrid search this
+    reads a few hundred rows, and the ORM's per-row conversion would cost more than the read.
+    """
     store = corpus.tokens
     if store is None or not ids or not space:
         return {}
-    rows = store.model._default_manager.filter(
-        **{f"{store.owner_field}__in": list(ids), store.space_field: space}
-    ).values_list(f"{store.owner_field}_id", store.count_field, store.codes_field)
-    out = {}
-    for pk, count, codes in rows:
-        flat = np.frombuffer(bytes(codes), dtype=np.int8)
-        out[pk] = unit_rows(flat.reshape(count, -1) if count else flat.reshape(0, 0))
-    return out
+    meta = store.model._meta
+    owner = meta.get_field(store.owner_field)
+    count, codes = meta.get_field(store.count_field), meta.get_field(store.codes_field)
+    space_column = meta.get_field(store.space_field).column
+    keys = [owner.get_db_prep_value(pk, connection) for pk in ids]
+    sql = (
+        f"SELECT {owner.column}, {count.column}, {codes.column} FROM {meta.db_table} "  # noqa: S608
+        f"WHERE {space_column} = %s AND {owner.column} IN ({', '.join(['%s'] * len(keys))})"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [space, *keys])
+        rows = cursor.fetchall()
+    if not rows:
+        return {}
+    to_python = corpus.model._meta.pk.to_python
+    counts = [n for _pk, n, _codes in rows]
+    flat = np.frombuffer(b"".join(bytes(c) for _pk, _n, c in rows), dtype=np.int8)
+    total = sum(counts)
+    dims = flat.size // total if total else 0
+    states = unit_rows(flat.reshape(total, dims)) if total else np.zeros((0, 0), np.float32)
+    bounds = np.cumsum(counts)[:-1]
+    return {
+        to_python(pk): part
+        for (pk, _n, _c), part in zip(rows, np.split(states, bounds), strict=True)
+    }
 
 
 def token_backlog(*, corpus: str, agent_id: int | None = None) -> TokenBacklog | None:
