@@ -19,9 +19,13 @@ state's figure is the median over --runs passes of each pass's p50 and p95.
         .venv/bin/python bench/search_scale.py --messages 100000 --out var/search_scale.json
 """
 
+import os
+
+# As memoryhub/__init__.py does for the server, before numpy is imported here.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import argparse
 import json
-import os
 import random
 import statistics
 import subprocess

@@ -53,6 +53,14 @@ def maxsim(query: np.ndarray, docs: list[np.ndarray], decay: float = DECAY) -> n
     for i, d in enumerate(docs):
         if len(d):
             best[i] = (query @ d.T).max(axis=1)
+    return weighted(best, decay)
+
+
+def weighted(best: np.ndarray, decay: float = DECAY) -> np.ndarray:
+    """Each document's weighted mean of its best match per query word (documents x words):
+    a word's weight falls as exp(-decay x its mean best match over the documents)."""
+    if best.shape[1] == 0:
+        return np.zeros(len(best))
     logits = -decay * best.mean(axis=0)
     weights = np.exp(logits - logits.max())
     return best @ (weights / weights.sum())
@@ -82,12 +90,11 @@ def rerank_hits(
     around = neighbours(head, around or {})
     keys = [(h.corpus, h.object_id) for h in head]
     wanted = list(dict.fromkeys([*keys, *((k[0], n) for k in keys for n in around.get(k, []))]))
-    states = _states(wanted, query.token_space)
-    scored = [i for i, key in enumerate(keys) if key in states]
+    best = _best_per_row(query.tokens, wanted, query.token_space)
+    scored = [i for i, key in enumerate(keys) if key in best]
     if not scored:
         return Reranked(hits=fused)
-    windows = [_window(keys[i], states, around) for i in scored]
-    found = maxsim(query.tokens, windows)
+    found = weighted(np.stack([_window(keys[i], best, around) for i in scored]))
     rerank = np.zeros(len(head))
     rerank[scored] = _z(found)
     blend = _z(np.array([h.score for h in head])) + RERANK_WEIGHT * rerank
@@ -117,21 +124,32 @@ def _z(values: np.ndarray) -> np.ndarray:
     return (values - values.mean()) / std if std > 0 else np.zeros_like(values)
 
 
-def _window(key: tuple[str, object], states: dict, around: Neighbours) -> np.ndarray:
-    """A candidate's token rows, then its neighbours' (those with states) x WINDOW_DISCOUNT."""
-    rows = [states[key]]
-    rows += [
-        WINDOW_DISCOUNT * states[(key[0], n)] for n in around.get(key, []) if (key[0], n) in states
-    ]
-    rows = [r for r in rows if len(r)]
-    return np.concatenate(rows) if rows else states[key]
+def _window(key: tuple[str, object], best: dict, around: Neighbours) -> np.ndarray:
+    """A candidate's best match per query word in its window: its own tokens, and its
+    neighbours' (those with states) at WINDOW_DISCOUNT (the max over a union of token sets
+    is the max of their maxima)."""
+    out = best[key]
+    for n in around.get(key, []):
+        if (key[0], n) in best:
+            out = np.maximum(out, WINDOW_DISCOUNT * best[(key[0], n)])
+    return out
 
 
-def _states(keys: list[tuple[str, object]], space: str) -> dict[tuple[str, object], np.ndarray]:
-    """The stored token states of these rows, keyed (corpus, pk), one query per corpus."""
+def _best_per_row(
+    query: np.ndarray, keys: list[tuple[str, object]], space: str
+) -> dict[tuple[str, object], np.ndarray]:
+    """Each stored row's best cosine per query word ((corpus, pk) -> words), for the rows
+    that have states; a row without tokens gets -1. One statement per corpus and one
+    matrix product for all the rows' tokens."""
     out = {}
     for name in dict.fromkeys(k[0] for k in keys):
-        ids = [pk for corpus, pk in keys if corpus == name]
-        for pk, rows in states_load(get_corpus(name), ids, space).items():
-            out[(name, pk)] = rows
+        loaded = states_load(get_corpus(name), [pk for c, pk in keys if c == name], space)
+        if not loaded.ids:
+            continue
+        best = np.full((len(loaded.ids), len(query)), -1.0, dtype=np.float32)
+        filled = loaded.counts > 0
+        if filled.any() and len(query):
+            sims = loaded.rows @ query.T
+            best[filled] = np.maximum.reduceat(sims, loaded.starts[filled], axis=0)
+        out.update({(name, pk): best[i] for i, pk in enumerate(loaded.ids)})
     return out

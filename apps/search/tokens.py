@@ -85,40 +85,51 @@ def states_write(corpus: Corpus, codes: Sequence[tuple[object, np.ndarray]], spa
     )
 
 
-def states_load(corpus: Corpus, ids: Sequence, space: str) -> dict[object, np.ndarray]:
-    """Unit float32 token rows (tokens x dims) of those rows that have states in `space`.
+@dataclass(frozen=True)
+class StoredStates:
+    """Token rows of several corpus rows, stacked: `rows[starts[i] : starts[i] + counts[i]]`
+    are `ids[i]`'s (unit float32, tokens x dims; a row may have no tokens)."""
 
-    One plain SQL statement and one numpy pass over all the rows: on a hybrid search this
-    reads a few hundred rows, and the ORM's per-row conversion would cost more than the read.
+    ids: list
+    counts: np.ndarray
+    rows: np.ndarray
+
+    @property
+    def starts(self) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum(self.counts)[:-1]]).astype(np.int64)
+
+
+def states_load(corpus: Corpus, ids: Sequence, space: str) -> StoredStates:
+    """The token states in `space` of those of `ids` that have them.
+
+    One plain SQL statement and one numpy pass over all the rows: a hybrid search reads a
+    few hundred, and the ORM's per-row conversions would cost more than the read.
     """
     store = corpus.tokens
     if store is None or not ids or not space:
-        return {}
+        return StoredStates(ids=[], counts=np.zeros(0, np.int64), rows=np.zeros((0, 0)))
     meta = store.model._meta
     owner = meta.get_field(store.owner_field)
     count, codes = meta.get_field(store.count_field), meta.get_field(store.codes_field)
     space_column = meta.get_field(store.space_field).column
-    keys = [owner.get_db_prep_value(pk, connection) for pk in ids]
+    if connection.vendor == "postgresql":  # psycopg adapts the keys itself: one array
+        keys, match = [list(ids)], "= ANY(%s)"
+    else:
+        keys = [owner.get_db_prep_value(pk, connection) for pk in ids]
+        match = f"IN ({', '.join(['%s'] * len(keys))})"
     sql = (
         f"SELECT {owner.column}, {count.column}, {codes.column} FROM {meta.db_table} "  # noqa: S608
-        f"WHERE {space_column} = %s AND {owner.column} IN ({', '.join(['%s'] * len(keys))})"
+        f"WHERE {space_column} = %s AND {owner.column} {match}"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [space, *keys])
-        rows = cursor.fetchall()
-    if not rows:
-        return {}
+        found = cursor.fetchall()
     to_python = corpus.model._meta.pk.to_python
-    counts = [n for _pk, n, _codes in rows]
-    flat = np.frombuffer(b"".join(bytes(c) for _pk, _n, c in rows), dtype=np.int8)
-    total = sum(counts)
-    dims = flat.size // total if total else 0
-    states = unit_rows(flat.reshape(total, dims)) if total else np.zeros((0, 0), np.float32)
-    bounds = np.cumsum(counts)[:-1]
-    return {
-        to_python(pk): part
-        for (pk, _n, _c), part in zip(rows, np.split(states, bounds), strict=True)
-    }
+    counts = np.array([n for _pk, n, _codes in found], dtype=np.int64)
+    flat = np.frombuffer(b"".join(bytes(c) for _pk, _n, c in found), dtype=np.int8)
+    total = int(counts.sum())
+    rows = unit_rows(flat.reshape(total, flat.size // total)) if total else np.zeros((0, 0))
+    return StoredStates(ids=[to_python(pk) for pk, _n, _c in found], counts=counts, rows=rows)
 
 
 def token_backlog(*, corpus: str, agent_id: int | None = None) -> TokenBacklog | None:
