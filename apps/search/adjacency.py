@@ -50,6 +50,31 @@ def _postgres_sql(corpus: Corpus, rows: Sequence[Model], before: int, after: int
     return sql, params, 1  # WITH ORDINALITY counts from 1
 
 
+def _postgres_ids_sql(corpus: Corpus, ids: Sequence, before: int, after: int):
+    # The same plan as _postgres_sql, driven by primary keys: the rows' session and order
+    # values come from a join instead of a round trip that loads the rows first.
+    table, pk = corpus.table, corpus.pk_column
+    session = corpus.model._meta.get_field(corpus.session_field)
+    order = _fields(corpus)
+    cols = ", ".join(f"m.{f.column}" for f in order)
+    ccols = ", ".join(f"c0.{f.column}" for f in order)
+    sides = []
+    for side, op, direction, n in (("b", "<", "DESC", before), ("a", ">", "ASC", after)):
+        desc = ", ".join(f"m.{f.column} {direction}" for f in order)
+        sides.append(
+            f"(SELECT '{side}' AS side, m.{pk} AS id FROM {table} m "
+            f"WHERE m.{session.column} = c0.{session.column} AND ({cols}) {op} ({ccols}) "
+            f"ORDER BY {desc} LIMIT {int(n)})"
+        )
+    pk_type = corpus.model._meta.pk.db_type(connection)
+    sql = (
+        f"SELECT c.i, n.side, n.id FROM unnest(%s::{pk_type}[]) WITH ORDINALITY AS c(k, i) "
+        f"JOIN {table} c0 ON c0.{pk} = c.k "
+        f"LEFT JOIN LATERAL ({' UNION ALL '.join(sides)}) n ON true"
+    )
+    return sql, [list(ids)]
+
+
 def _sqlite_sql(corpus: Corpus, rows: Sequence[Model], before: int, after: int):
     table, pk = corpus.table, corpus.pk_column
     session = corpus.model._meta.get_field(corpus.session_field)
@@ -91,6 +116,29 @@ def adjacent(
     return out
 
 
+def adjacent_ids(
+    corpus: Corpus, ids: Sequence, before: int, after: int
+) -> dict[object, tuple[list, list]]:
+    """`adjacent` for rows given by primary key (those that no longer exist are left out),
+    in one statement on PostgreSQL, two on SQLite (the rows are loaded first)."""
+    if connection.vendor != "postgresql":
+        rows = list(corpus.model._default_manager.filter(pk__in=ids).only(*order_only(corpus)))
+        return adjacent(corpus, rows, before, after)
+    if not ids:
+        return {}
+    sql, params = _postgres_ids_sql(corpus, ids, before, after)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchall()
+    to_python = corpus.model._meta.pk.to_python
+    out: dict[object, tuple[list, list]] = {}
+    for i, side, raw in found:
+        prev, nxt = out.setdefault(to_python(ids[i - 1]), ([], []))
+        if side is not None:
+            (prev if side == "b" else nxt).append(to_python(raw))
+    return out
+
+
 def order_only(corpus: Corpus) -> tuple[str, ...]:
     """The fields `adjacent` needs loaded on each row."""
     return ("pk", corpus.session_field, *(f for f in corpus.order_fields if f != "pk"))
@@ -110,9 +158,8 @@ def neighbours(hits: Sequence[FusedHit], known: Neighbours) -> Neighbours:
         ids = [h.object_id for h in hits if h.corpus == name and (name, h.object_id) not in out]
         if not ids:
             continue
-        rows = list(corpus.model._default_manager.filter(pk__in=ids).only(*order_only(corpus)))
         derived: Neighbours = {}
-        for pk, (prev, nxt) in adjacent(corpus, rows, 2, 2).items():
+        for pk, (prev, nxt) in adjacent_ids(corpus, ids, 2, 2).items():
             out[(name, pk)] = prev[:1] + nxt[:1]
             if prev:
                 derived[(name, prev[0])] = [*prev[1:2], pk]
