@@ -15,6 +15,7 @@ questions; "both" asks every question twice, results keyed "<mode>" and "<mode>+
 import argparse
 import http.client
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -103,10 +104,13 @@ def ingest(client: Client, sample: dict) -> int:
 
 
 def wait_embedded(client: Client, total: int, timeout: float = 1800) -> dict:
+    """Until every turn has its vector, and its token states when the embedder keeps them."""
     deadline = time.monotonic() + timeout
     while True:
         _, status, _ = client.call("GET", "/search/status")
-        if status["embedded"] >= total or time.monotonic() > deadline:
+        tokens = status.get("token_states") or {}
+        states = not tokens.get("space") or tokens["stored"] >= total
+        if (status["embedded"] >= total and states) or time.monotonic() > deadline:
             return status
         time.sleep(1)
 
@@ -187,6 +191,8 @@ def main() -> None:
             configure(clients, rerank, args.rerank_candidates)
         per_cat = defaultdict(lambda: defaultdict(list))
         latencies = []
+        degraded = 0
+        load_before = os.getloadavg()[0]
         for c, sample in zip(clients, samples, strict=True):
             for qa in sample["qa"]:
                 if qa.get("category") not in (1, 2, 3, 4):
@@ -198,6 +204,7 @@ def main() -> None:
                 status, answer, elapsed = c.call("POST", "/search", body)
                 assert status == 200, (status, answer)
                 latencies.append(elapsed * 1000)
+                degraded += bool(answer.get("degraded"))
                 ranked = [h["metadata"].get("dia_id") for h in answer["hits"]]
                 row = per_cat[qa["category"]]
                 for k in KS:
@@ -219,19 +226,22 @@ def main() -> None:
         metrics["all"]["n"] = len(all_rows["MRR"])
         metrics["all"]["p50_ms"] = pct(latencies, 0.5)
         metrics["all"]["p95_ms"] = pct(latencies, 0.95)
+        metrics["all"]["degraded"] = degraded  # answers saying a leg or the reranker could not run
+        metrics["all"]["load"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
         results[label] = metrics
         a = metrics["all"]
         print(
             f"{label:16s} n={a['n']} R@1={a['R@1']:.3f} R@5={a['R@5']:.3f} R@10={a['R@10']:.3f} "
             f"R@20={a['R@20']:.3f} S@5={a['S@5']:.3f} S@10={a['S@10']:.3f} MRR={a['MRR']:.3f} "
-            f"p50={a['p50_ms']:.1f}ms p95={a['p95_ms']:.1f}ms",
+            f"p50={a['p50_ms']:.1f}ms p95={a['p95_ms']:.1f}ms degraded={degraded} "
+            f"load {a['load'][0]:.2f}->{a['load'][1]:.2f}",
             flush=True,
         )
         for cat in sorted(k for k in metrics if k.startswith("cat")):
             m = metrics[cat]
             print(
                 f"   {cat} n={m['n']} R@5={m['R@5']:.3f} R@10={m['R@10']:.3f} "
-                f"R@20={m['R@20']:.3f} MRR={m['MRR']:.3f}"
+                f"R@20={m['R@20']:.3f} S@10={m['S@10']:.3f} MRR={m['MRR']:.3f}"
             )
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=2))

@@ -2,7 +2,8 @@
 
 Texts are real LoCoMo turns re-spoken by 200 speakers with extra words drawn from the
 corpus vocabulary; vectors are the MiniLM vectors of the source turns plus Gaussian noise
-(cosine ~0.9 to the source), so neighbourhoods look like real ones. Queries are LoCoMo
+(cosine ~0.9 to the source), so neighbourhoods look like real ones; token states (for the
+reranking stage) are the source turns' own. Queries are LoCoMo
 questions embedded at query time by the configured (MiniLM) embedder: latencies include the
 query embedding, the search and the context windows (the search selector, in-process).
 
@@ -18,9 +19,13 @@ state's figure is the median over --runs passes of each pass's p50 and p95.
         .venv/bin/python bench/search_scale.py --messages 100000 --out var/search_scale.json
 """
 
+import os
+
+# As memoryhub/__init__.py does for the server, before numpy is imported here.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import argparse
 import json
-import os
 import random
 import statistics
 import subprocess
@@ -40,7 +45,10 @@ NAMES = [
     for a in "Al Be Ca Da El Fa Go Ha Iv Jo".split()
     for b in "ex la rin mon sy ton vi dra ko nie bert na ric ssa to ly da mir za us".split()
 ]
-MODES = ("hybrid", "semantic", "keyword_bm25", "contains")
+# hybrid_fused: hybrid with the agent's reranking off (RRF + smoothing alone), to show what
+# the rerank stage costs.
+MODES = ("hybrid", "hybrid_fused", "semantic", "keyword_bm25", "contains")
+API_MODES = {"keyword_bm25": "keyword", "hybrid_fused": "hybrid"}
 ARCHIVE_CUTOFF = datetime(2100, 1, 1, tzinfo=UTC)  # every message is archive (compacted)
 
 
@@ -93,7 +101,8 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 
 from apps.agents.models import Agent, Team  # noqa: E402
-from apps.conversations.models import Message, Session, SessionMeta  # noqa: E402
+from apps.agents.services import agent_update_settings  # noqa: E402
+from apps.conversations.models import Message, MessageTokens, Session, SessionMeta  # noqa: E402
 from apps.conversations.search import message_search  # noqa: E402
 from apps.core.services import database_optimize  # noqa: E402
 from apps.providers.embeddings import get_embedder, vector_label  # noqa: E402
@@ -153,13 +162,15 @@ def load(agent: Agent, turns: list[str], n: int, session_size: int, seed: int) -
     """Load n messages (HNSW built afterwards on PostgreSQL); return the phase timings."""
     embedder = get_embedder()
     print(f"embedding {len(turns)} source turns...", flush=True)
-    base = np.asarray(embedder.embed(turns), dtype=np.float32)
+    found = embedder.embed_with_tokens(turns)  # MiniLM: vectors and token states, one run
+    base = np.asarray([e.vector for e in found], dtype=np.float32)
+    states = (embedder.token_space(), [e.codes for e in found])
     pg = connection.vendor == "postgresql"
     if pg:  # bulk loads are ~9x faster with HNSW built after
         with connection.cursor() as c:
             c.execute(f"DROP INDEX IF EXISTS {HNSW}")
     t0 = time.perf_counter()
-    _insert_messages(agent, turns, base, n, session_size, seed)
+    _insert_messages(agent, turns, base, states, n, session_size, seed)
     timings = {"load_s": round(time.perf_counter() - t0, 1)}
     print(f"loaded {n} in {timings['load_s']}s", flush=True)
     _compact_all(agent)
@@ -179,7 +190,7 @@ def load(agent: Agent, turns: list[str], n: int, session_size: int, seed: int) -
     return timings
 
 
-def _insert_messages(agent, turns, base, n: int, session_size: int, seed: int) -> None:
+def _insert_messages(agent, turns, base, states, n: int, session_size: int, seed: int) -> None:
     rng = random.Random(seed)
     nrng = np.random.default_rng(seed)
     vocab = sorted({w for t in turns for w in t.split() if w.isalpha() and len(w) > 3})
@@ -187,6 +198,8 @@ def _insert_messages(agent, turns, base, n: int, session_size: int, seed: int) -
     start = datetime(2024, 1, 1, tzinfo=UTC)
     t0 = time.perf_counter()
     batch: list[Message] = []
+    tokens: list[MessageTokens] = []
+    space, codes = states
     session = None
     for i in range(n):
         if i % session_size == 0:
@@ -198,9 +211,13 @@ def _insert_messages(agent, turns, base, n: int, session_size: int, seed: int) -
         vec = base[j] + nrng.normal(0, 0.025, 384).astype(np.float32)
         vec /= np.linalg.norm(vec)
         text = f"{turns[j]} {extra}".strip()
+        pk = uuid.uuid4()
+        tokens.append(
+            MessageTokens(message_id=pk, space=space, count=len(codes[j]), codes=codes[j].tobytes())
+        )
         batch.append(
             Message(
-                id=uuid.uuid4(),
+                id=pk,
                 agent=agent,
                 session=session,
                 role="user",
@@ -215,7 +232,8 @@ def _insert_messages(agent, turns, base, n: int, session_size: int, seed: int) -
         if len(batch) == 5000 or i == n - 1:
             with transaction.atomic():
                 Message.objects.bulk_create(batch)
-            batch = []
+                MessageTokens.objects.bulk_create(tokens)
+            batch, tokens = [], []
             print(f"  {i + 1} messages, {time.perf_counter() - t0:.0f}s", flush=True)
 
 
@@ -287,7 +305,7 @@ def pct(values: list[float], q: float) -> float:
 def time_pass(agent: Agent, mode: str, queries: list[str]) -> Pass:
     """One timed pass of `queries` in `mode`, after reading the load average."""
     load1 = round(os.getloadavg()[0], 2)
-    api_mode = "keyword" if mode == "keyword_bm25" else mode
+    api_mode = API_MODES.get(mode, mode)
     times, found = [], []
     for q in queries:
         t0 = time.perf_counter()
@@ -336,7 +354,11 @@ def measure(agent: Agent, state: str, questions: list[str], args, size: int) -> 
 
 def measure_mode(agent: Agent, state: str, mode: str, queries: list[str], runs: int) -> list[Pass]:
     """5 untimed warm-up queries, then `runs` timed passes over `queries`."""
-    api_mode = "keyword" if mode == "keyword_bm25" else mode
+    api_mode = API_MODES.get(mode, mode)
+    agent_update_settings(
+        agent=agent, changes={"rerank": False if mode == "hybrid_fused" else None}
+    )
+    agent.refresh_from_db()
     for q in queries[:5]:
         message_search(agent=agent, query=q, mode=api_mode, k=10)
     passes = []

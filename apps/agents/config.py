@@ -62,10 +62,10 @@ class AgentConfig:
     # "recent": only messages after each session's compact cutoff, as its vector store is
     # cleaned on compaction. Keyword and hybrid modes cover all history either way.
     semantic_scope: Literal["all", "recent"] = "all"
-    # Hybrid message search: rerank the top `rerank_candidates` fused hits (docs/search.md,
-    # "Reranking"). Off by default: on 2 cores it adds ~0.3 s a query, over the p95 targets.
-    rerank: bool = False
-    rerank_candidates: Count(200, low=2) = 50
+    # Hybrid search: rerank the top `rerank_candidates` fused hits by MaxSim over their
+    # stored token states (docs/search.md, "Reranking"); no model runs at query time.
+    rerank: bool = True
+    rerank_candidates: Count(200, low=2) = 100
     # --- context assembly (seed 001, seed 002) ---
     recency_limit: Count(MAX_LEG) = 10  # tri-hybrid recency leg
     salience_threshold: Ratio = 0.85  # tri-hybrid salience leg: importance >= this

@@ -19,8 +19,8 @@ class ConversationsConfig(AppConfig):
     label = "conversations"
 
     def ready(self) -> None:
-        from apps.conversations.models import Message
-        from apps.search.corpora import Corpus, register
+        from apps.conversations.models import Message, MessageTokens
+        from apps.search.corpora import Corpus, TokenStore, register
 
         register(
             Corpus(
@@ -34,5 +34,6 @@ class ConversationsConfig(AppConfig):
                 kind_field="role",
                 order_fields=("created_at", "id"),
                 render=render,
+                tokens=TokenStore(model=MessageTokens, owner_field="message"),
             )
         )

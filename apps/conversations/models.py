@@ -180,3 +180,23 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role}: {self.content[:60]}"
+
+
+class MessageTokens(models.Model):
+    """A message's token states, kept when it is embedded, for reranking without a model run
+    (docs/search.md, "Reranking"): one int8 row of the embedder's token space per kept token.
+    Deleted with its message."""
+
+    message = models.OneToOneField(
+        Message, primary_key=True, on_delete=models.CASCADE, related_name="token_states"
+    )
+    # The embedder's token space ("model/projection@int8"): states of another are stale.
+    space = models.CharField(max_length=100)
+    count = models.PositiveSmallIntegerField()  # tokens (rows of codes)
+    codes = models.BinaryField()  # count x dims int8, row-major
+
+    class Meta:
+        verbose_name_plural = "message tokens"
+
+    def __str__(self) -> str:
+        return f"tokens {self.message_id}"

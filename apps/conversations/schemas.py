@@ -186,7 +186,9 @@ class ChatSearchOut(Schema):
     degraded: list[str] = Field(
         default_factory=list,
         description='Legs that could not run: ["semantic"] when the query could not be '
-        "embedded and keyword (BM25) results stand in. Empty when healthy.",
+        'embedded and keyword (BM25) results stand in; "rerank" when hybrid reranking could '
+        "not run (the token projection was refused) and the fused order stands. Empty when "
+        "healthy.",
     )
     hits: list[ChatSearchHitOut]
     windows: list[ChatSearchWindowOut]

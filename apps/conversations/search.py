@@ -19,20 +19,14 @@ from apps.core.errors import InvalidInput
 from apps.providers.embeddings import EmbeddingError
 from apps.search.adjacency import adjacent
 from apps.search.corpora import get_corpus
-from apps.search.hybrid import Scope, hybrid_search
+from apps.search.hybrid import Scope, agent_ranking, hybrid_search
 from apps.search.legs import contains_search, keyword_search, vector_search
 from apps.search.ranking import FusedHit, LegRank, single
 
 CORPUS = "messages"
 MODES = ("semantic", "keyword", "hybrid", "contains")
 SEMANTIC = "semantic"  # named in `degraded` when the query could not be embedded
-# Hybrid (docs/search.md, "What got LoCoMo to 0.66"): each leg is read 50 deep, fused by
-# RRF with a rank constant of 10 (60 was tuned for 1000-deep TREC runs; with short lists it
-# flattens the difference between rank 1 and rank 20), then every hit passes a fifth of its
-# score to the messages right before and after it.
-HYBRID_DEPTH = 50
-HYBRID_RRF_K = 10
-HYBRID_NEIGHBOUR_WEIGHT = 0.2
+RERANK = "rerank"  # named in `degraded` when reranking was asked for and could not run
 _METADATA_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,63}$")
 
 
@@ -155,20 +149,18 @@ def _contains(r: _Request) -> list[FusedHit]:
 
 
 def _hybrid(r: _Request) -> list[FusedHit]:
-    config = r.agent.config
     result = hybrid_search(
         agent_id=r.agent.id,
         query=r.query,
         scopes=[Scope(CORPUS, queryset=r.scope, exact=r.exact)],
         limit=r.k,
-        depth=HYBRID_DEPTH,
-        rrf_k=HYBRID_RRF_K,
-        neighbour_weight=HYBRID_NEIGHBOUR_WEIGHT,
-        rerank_depth=config.rerank_candidates if config.rerank else 0,
+        ranking=agent_ranking(r.agent.config),
         require_vector=False,  # without the vector leg, BM25 (and neighbours) still rank
     )
     if result.vector_error:
         r.degraded.append(SEMANTIC)
+    if result.rerank_error:
+        r.degraded.append(RERANK)
     return result.hits
 
 

@@ -106,7 +106,7 @@ def message_bytes(content: str | None, tool_calls: list | None) -> int:
 def session_reset(*, session: Session) -> ResetResult:
     """Seed 000's /reset: delete the messages, markers and session meta; the rolling summary
     stays. apps.lifecycle consolidates (and archives what it must) before calling this."""
-    deleted, _ = Message.objects.filter(session=session).delete()
+    deleted = _delete_messages(session)
     CompactMarker.objects.filter(session=session).delete()
     SessionMeta.objects.filter(session=session).delete()
     Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
@@ -123,13 +123,19 @@ def session_remove(*, session: Session) -> int:
     number of messages deleted."""
     lock_agent(session.agent_id)
     session_id = session.id
-    deleted, _ = Message.objects.filter(session=session).delete()
+    deleted = _delete_messages(session)
     CompactMarker.objects.filter(session=session).delete()
     SessionMeta.objects.filter(session=session).delete()
     Summary.objects.filter(session=session).delete()
     session.delete()
     working_memory.invalidate(session_id)
     return deleted
+
+
+def _delete_messages(session: Session) -> int:
+    """Delete the session's messages (their token states cascade); the number of messages."""
+    _, per_model = Message.objects.filter(session=session).delete()
+    return per_model.get(Message._meta.label, 0)
 
 
 def _validate_batch(agent: Agent, messages: Sequence[NewMessage], max_batch: int) -> None:

@@ -105,7 +105,8 @@ class SearchOut(Schema):
     degraded: list[str] = Field(
         default_factory=list,
         description='["semantic"] when the query could not be embedded and keyword matching '
-        "stood in. Empty when healthy.",
+        'stood in; "rerank" when the reranker could not run (its token projection refused) '
+        "and the fused order stands. Empty when healthy.",
     )
 
 

@@ -8,7 +8,7 @@ from apps.core.errors import InvalidInput
 from apps.facts.selectors import facts_usable
 from apps.learnings.selectors import learnings_searchable
 from apps.search.corpora import get_corpus
-from apps.search.hybrid import Scope, hybrid_search
+from apps.search.hybrid import Scope, agent_ranking, hybrid_search
 
 
 @dataclass(frozen=True)
@@ -19,8 +19,8 @@ class MemoryHit:
     # learning; "HISTORY <time>" for a history entry
     name: str
     content: str
-    score: float  # reciprocal-rank-fusion score
-    legs: dict[str, float]  # each leg that found it: its own score (bm25, cosine)
+    score: float  # the hybrid ranking's score (fused, or the rerank blend)
+    legs: dict[str, float]  # each leg that found it: its own score (bm25, cosine, rerank...)
 
 
 @dataclass(frozen=True)
@@ -31,9 +31,10 @@ class MemorySearch:
 
 def memory_search(*, agent: Agent, query: str, k: int | None = None) -> MemorySearch:
     """BM25 over entries (documents and archives included) and active learnings, vector +
-    keyword over current facts and history entries, fused by RRF. Pending facts and pending
-    learnings are never returned. When the query cannot be embedded the keyword legs answer
-    alone, with `degraded` ["semantic"]."""
+    keyword over current facts and history entries, ranked as every hybrid search of the
+    agent is (apps/search/hybrid.py). Pending facts and pending learnings are never
+    returned. When the query cannot be embedded the keyword legs answer alone, with
+    `degraded` ["semantic"]; ["rerank"] when reranking was asked for and could not run."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must not be empty", loc=["body", "query"])
     k = k or agent.config.memory_search_k
@@ -47,7 +48,7 @@ def memory_search(*, agent: Agent, query: str, k: int | None = None) -> MemorySe
             Scope("history"),
         ],
         limit=k,
-        depth=max(k * 2, 20),  # each leg ranks deeper than k so fusion has something to fuse
+        ranking=agent_ranking(agent.config),
         require_vector=False,
     )
     found = _load(agent, result.hits)
@@ -59,7 +60,8 @@ def memory_search(*, agent: Agent, query: str, k: int | None = None) -> MemorySe
         shown = get_corpus(hit.corpus).rendered(obj)
         legs = {leg: rank.score for leg, rank in hit.legs.items()}
         out.append(MemoryHit(shown.kind, obj.pk, shown.title, shown.text, hit.score, legs))
-    return MemorySearch(items=out, degraded=["semantic"] if result.vector_error else [])
+    degraded = ["semantic"] if result.vector_error else []
+    return MemorySearch(items=out, degraded=degraded + (["rerank"] if result.rerank_error else []))
 
 
 def _load(agent: Agent, hits) -> dict:

@@ -8,13 +8,11 @@ def check_providers(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
     """One Error per provider entry that cannot be built; nothing is loaded or contacted."""
     from apps.providers.embeddings import get_embedder
     from apps.providers.llm import get_chat_model
-    from apps.providers.rerank import get_reranker
 
     errors: list[checks.CheckMessage] = []
     getters = (
         (get_embedder, "providers.E001"),
         (get_chat_model, "providers.E002"),
-        (get_reranker, "providers.E003"),
     )
     for getter, error_id in getters:
         try:

@@ -1,6 +1,7 @@
 """English query words that carry no topic. The BM25 leg drops them from OR queries
-(apps/search/query.py) and the reranker from its query words (apps/providers/rerank):
-one list, so the two stages agree on what a question is about."""
+(apps/search/query.py) and the reranker from its query words
+(apps/providers/embeddings/tokens.py): one list, so the two stages agree on what a question
+is about."""
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before

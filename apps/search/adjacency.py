@@ -11,7 +11,11 @@ from collections.abc import Sequence
 from django.db import connection
 from django.db.models import Model
 
-from apps.search.corpora import Corpus
+from apps.search.corpora import Corpus, get_corpus
+from apps.search.ranking import FusedHit
+
+# {(corpus name, pk): the pks of the rows right before and after it in its session}
+Neighbours = dict[tuple[str, object], list]
 
 
 def _fields(corpus: Corpus) -> list:
@@ -44,6 +48,31 @@ def _postgres_sql(corpus: Corpus, rows: Sequence[Model], before: int, after: int
     params = [[getattr(r, session.attname) for r in rows]]
     params += [[getattr(r, f.attname) for r in rows] for f in order]
     return sql, params, 1  # WITH ORDINALITY counts from 1
+
+
+def _postgres_ids_sql(corpus: Corpus, ids: Sequence, before: int, after: int):
+    # The same plan as _postgres_sql, driven by primary keys: the rows' session and order
+    # values come from a join instead of a round trip that loads the rows first.
+    table, pk = corpus.table, corpus.pk_column
+    session = corpus.model._meta.get_field(corpus.session_field)
+    order = _fields(corpus)
+    cols = ", ".join(f"m.{f.column}" for f in order)
+    ccols = ", ".join(f"c0.{f.column}" for f in order)
+    sides = []
+    for side, op, direction, n in (("b", "<", "DESC", before), ("a", ">", "ASC", after)):
+        desc = ", ".join(f"m.{f.column} {direction}" for f in order)
+        sides.append(
+            f"(SELECT '{side}' AS side, m.{pk} AS id FROM {table} m "
+            f"WHERE m.{session.column} = c0.{session.column} AND ({cols}) {op} ({ccols}) "
+            f"ORDER BY {desc} LIMIT {int(n)})"
+        )
+    pk_type = corpus.model._meta.pk.db_type(connection)
+    sql = (
+        f"SELECT c.i, n.side, n.id FROM unnest(%s::{pk_type}[]) WITH ORDINALITY AS c(k, i) "
+        f"JOIN {table} c0 ON c0.{pk} = c.k "
+        f"LEFT JOIN LATERAL ({' UNION ALL '.join(sides)}) n ON true"
+    )
+    return sql, [list(ids)]
 
 
 def _sqlite_sql(corpus: Corpus, rows: Sequence[Model], before: int, after: int):
@@ -87,6 +116,55 @@ def adjacent(
     return out
 
 
+def adjacent_ids(
+    corpus: Corpus, ids: Sequence, before: int, after: int
+) -> dict[object, tuple[list, list]]:
+    """`adjacent` for rows given by primary key (those that no longer exist are left out),
+    in one statement on PostgreSQL, two on SQLite (the rows are loaded first)."""
+    if connection.vendor != "postgresql":
+        rows = list(corpus.model._default_manager.filter(pk__in=ids).only(*order_only(corpus)))
+        return adjacent(corpus, rows, before, after)
+    if not ids:
+        return {}
+    sql, params = _postgres_ids_sql(corpus, ids, before, after)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchall()
+    to_python = corpus.model._meta.pk.to_python
+    out: dict[object, tuple[list, list]] = {}
+    for i, side, raw in found:
+        prev, nxt = out.setdefault(to_python(ids[i - 1]), ([], []))
+        if side is not None:
+            (prev if side == "b" else nxt).append(to_python(raw))
+    return out
+
+
 def order_only(corpus: Corpus) -> tuple[str, ...]:
     """The fields `adjacent` needs loaded on each row."""
     return ("pk", corpus.session_field, *(f for f in corpus.order_fields if f != "pk"))
+
+
+def neighbours(hits: Sequence[FusedHit], known: Neighbours) -> Neighbours:
+    """The rows right before and after each hit in its session (corpora with sessions only),
+    and, from the same statement, those of each of these neighbours: reading two rows on
+    each side of a hit gives its neighbours' other neighbours, so a later stage that scores
+    the neighbours too needs no second lookup. One statement per corpus, for the hits
+    `known` does not already hold; `known` included."""
+    out = dict(known)
+    for name in dict.fromkeys(h.corpus for h in hits):
+        corpus = get_corpus(name)
+        if corpus.session_field is None:
+            continue
+        ids = [h.object_id for h in hits if h.corpus == name and (name, h.object_id) not in out]
+        if not ids:
+            continue
+        derived: Neighbours = {}
+        for pk, (prev, nxt) in adjacent_ids(corpus, ids, 2, 2).items():
+            out[(name, pk)] = prev[:1] + nxt[:1]
+            if prev:
+                derived[(name, prev[0])] = [*prev[1:2], pk]
+            if nxt:
+                derived[(name, nxt[0])] = [pk, *nxt[1:2]]
+        for key, found in derived.items():
+            out.setdefault(key, found)
+    return out

@@ -28,6 +28,26 @@ class Rendered:
 
 
 @dataclass(frozen=True)
+class TokenStore:
+    """Where a corpus keeps its rows' token states (for reranking without a model run): a
+    model with one row per corpus row, whose primary key `owner_field` is a one-to-one key to
+    it with on_delete=CASCADE, so the states go when the row goes. `space_field` holds the
+    embedder's token space label, `count_field` the number of tokens and `codes_field` their
+    int8 codes (tokens x dims, row-major)."""
+
+    model: type[models.Model]
+    owner_field: str = "owner"
+    space_field: str = "space"
+    count_field: str = "count"
+    codes_field: str = "codes"
+
+    @property
+    def related_name(self) -> str:
+        """The reverse query name from the corpus model to this one."""
+        return self.model._meta.get_field(self.owner_field).related_query_name()
+
+
+@dataclass(frozen=True)
 class Corpus:
     """One searchable model.
 
@@ -36,7 +56,8 @@ class Corpus:
     pipeline loads and re-checks before it writes a vector, so a row edited meanwhile keeps
     its new text's turn. The four `*_field` names hold the vector, its "name@dims" label,
     the last error and the attempt count (an embedding corpus defaults the first two to
-    "embedding" and "embedding_model").
+    "embedding" and "embedding_model"). `tokens` (optional) stores each row's token states
+    when the embedder keeps them; hybrid search reranks with them.
     """
 
     name: str
@@ -57,6 +78,7 @@ class Corpus:
     order_fields: tuple[str, ...] = ("pk",)
     select_related: tuple[str, ...] = ()
     render: Callable[[models.Model], Rendered] | None = None
+    tokens: TokenStore | None = None
 
     def __post_init__(self) -> None:
         # An embedding corpus keeps its vector and label in the usual columns unless it says
@@ -130,6 +152,31 @@ def _check(corpus: Corpus) -> None:
             corpus.model._meta.get_field(field)
         except FieldDoesNotExist as exc:
             raise ImproperlyConfigured(f"corpus {corpus.name!r}: {exc}") from exc
+    if corpus.tokens is not None:
+        _check_tokens(corpus, corpus.tokens)
+
+
+def _check_tokens(corpus: Corpus, store: TokenStore) -> None:
+    """A token store needs vectors, and is keyed one-to-one by the corpus row, cascading."""
+    where = f"corpus {corpus.name!r} token store {store.model._meta.label}"
+    if not corpus.embeds:
+        raise ImproperlyConfigured(f"{where}: only a corpus with vectors can keep token states")
+    try:
+        owner = store.model._meta.get_field(store.owner_field)
+        for name in (store.space_field, store.count_field, store.codes_field):
+            store.model._meta.get_field(name)
+    except FieldDoesNotExist as exc:
+        raise ImproperlyConfigured(f"{where}: {exc}") from exc
+    if not (
+        isinstance(owner, models.OneToOneField)
+        and owner.primary_key
+        and owner.related_model is corpus.model
+        and owner.remote_field.on_delete is models.CASCADE
+    ):
+        raise ImproperlyConfigured(
+            f"{where}: {store.owner_field} must be its primary key, a OneToOneField to "
+            f"{corpus.model._meta.label} with on_delete=CASCADE"
+        )
 
 
 _registry: dict[str, Corpus] = {}

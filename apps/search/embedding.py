@@ -9,6 +9,7 @@ left, a capped number per corpus and run. Rows past the maximum stay `failed` un
 it is swept into). The embedder is never called inside a transaction.
 """
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -26,6 +27,9 @@ from apps.providers.embeddings import (
     vector_label,
 )
 from apps.search.corpora import Corpus, embedding_corpora, get_corpus
+from apps.search.tokens import missing, states_write, token_space
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -112,56 +116,81 @@ def embed_text(text: str) -> Embedding:
 
 
 def _embed_checked(embedder, texts: list[str]) -> list[np.ndarray]:
+    _check_dimensions(embedder)
+    return [np.asarray(v, dtype=np.float32) for v in embedder.embed(texts)]
+
+
+def _check_dimensions(embedder) -> None:
     if embedder.dimensions != EMBEDDING_DIMENSIONS:
         raise EmbeddingError(
             f"{vector_label(embedder)} makes {embedder.dimensions}-d vectors; the store keeps "
             f"{EMBEDDING_DIMENSIONS}-d"
         )
-    return [np.asarray(v, dtype=np.float32) for v in embedder.embed(texts)]
 
 
-def _stale(corpus: Corpus, label: str) -> Q:
-    return Q(**{f"{corpus.vector_field}__isnull": True}) | ~Q(**{corpus.model_field: label})
+def _stale(corpus: Corpus, label: str, space: str = "") -> Q:
+    """Rows lacking a vector of `label`, or (with a token space) current token states."""
+    q = Q(**{f"{corpus.vector_field}__isnull": True}) | ~Q(**{corpus.model_field: label})
+    return q | missing(corpus, space) if space else q
 
 
 def corpus_embed(*, corpus: str, ids: Sequence, force: bool = False) -> EmbedResult:
-    """Embed the rows lacking a vector of the current model (all of them with `force`).
+    """Embed the rows lacking a vector of the current model, or lacking token states of its
+    token space when the corpus keeps them (all of the rows with `force`).
 
-    Idempotent. The embedder runs before any transaction; each vector is written only if
-    the row's embedded fields still hold the text that was embedded. An EmbeddingError is
-    recorded on the rows (error, attempts + 1); the caller decides about retrying.
+    Idempotent. The embedder runs before any transaction; each vector (and its token states)
+    is written only if the row's embedded fields still hold the text that was embedded. An
+    EmbeddingError is recorded on the rows (error, attempts + 1); the caller decides about
+    retrying. A token capability that fails (TokenStateError) leaves the vectors to be
+    written alone: the rows stay in the token backlog.
     """
     c = get_corpus(corpus)
     embedder = get_embedder()
     label = vector_label(embedder)
+    space = token_space(c, embedder)
     qs = c.model._default_manager.filter(pk__in=list(ids))
     if not force:
-        qs = qs.filter(_stale(c, label))
+        qs = qs.filter(_stale(c, label, space.label))
     rows = list(qs.only("pk", *c.embed_fields).order_by(*c.order_fields))
     skipped = len(set(ids)) - len(rows)
     if not rows:
         return EmbedResult(embedded=0, failed=0, skipped=skipped, attempts=0)
+    texts = [c.embed(row) for row in rows]
+    if space.error:
+        logger.warning("%s: vectors without token states: %s", c.name, space.error)
+    codes = None
     try:
-        vectors = _embed_checked(embedder, [c.embed(row) for row in rows])
+        if space.label:
+            _check_dimensions(embedder)
+            found = embedder.embed_with_tokens(texts)
+            vectors = [np.asarray(e.vector, dtype=np.float32) for e in found]
+            codes = [e.codes for e in found]
+        else:
+            vectors = _embed_checked(embedder, texts)
     except EmbeddingError as exc:
         return _record_failure(c, [row.pk for row in rows], str(exc), skipped)
-    written = _write_vectors(c, rows, vectors, label)
+    written = _write_vectors(c, rows, vectors, label, codes, space.label)
     return EmbedResult(
         embedded=written, failed=0, skipped=skipped + len(rows) - written, attempts=0
     )
 
 
-def _write_vectors(c: Corpus, rows: list, vectors: list[np.ndarray], label: str) -> int:
+def _write_vectors(
+    c: Corpus, rows: list, vectors: list[np.ndarray], label: str, codes, space: str
+) -> int:
     manager = c.model._default_manager
-    written = 0
+    done = []
     with transaction.atomic():
-        for row, vector in zip(rows, vectors, strict=True):
+        for i, (row, vector) in enumerate(zip(rows, vectors, strict=True)):
             unchanged = {f: getattr(row, f) for f in c.embed_fields}
             # One UPDATE per row: bulk_update's CASE over 384-d literals is slower on both DBs.
-            written += manager.filter(pk=row.pk, **unchanged).update(
+            if manager.filter(pk=row.pk, **unchanged).update(
                 **{c.vector_field: vector, c.model_field: label, c.error_field: ""}
-            )
-    return written
+            ):
+                done.append(i)
+        if codes is not None:
+            states_write(c, [(rows[i].pk, codes[i]) for i in done], space)
+    return len(done)
 
 
 def _record_failure(c: Corpus, ids: list, error: str, skipped: int) -> EmbedResult:
@@ -175,24 +204,32 @@ def _record_failure(c: Corpus, ids: list, error: str, skipped: int) -> EmbedResu
 
 
 def pending_ids(*, corpus: str, limit: int) -> list:
-    """Rows still without a vector and under the attempt limit, fewest attempts first."""
+    """Rows still without a vector and under the attempt limit, fewest attempts first; then,
+    up to the same limit, rows with a current vector but no current token states (the
+    backfill of rows embedded before their corpus kept states)."""
     c = get_corpus(corpus)
-    qs = c.model._default_manager.filter(
-        **{f"{c.vector_field}__isnull": True, f"{c.attempts_field}__lt": max_attempts()}
-    )
+    under = {f"{c.attempts_field}__lt": max_attempts()}
+    qs = c.model._default_manager.filter(**{f"{c.vector_field}__isnull": True}, **under)
     qs = qs.order_by(c.attempts_field, *c.order_fields)
-    return list(qs.values_list("pk", flat=True)[:limit])
+    ids = list(qs.values_list("pk", flat=True)[:limit])
+    space = token_space(c)
+    if space.label and len(ids) < limit:
+        label = vector_label()
+        backfill = c.model._default_manager.filter(missing(c, space.label), **under)
+        backfill = backfill.filter(**{c.model_field: label}).order_by(*c.order_fields)
+        ids += list(backfill.values_list("pk", flat=True)[: limit - len(ids)])
+    return ids
 
 
 def stale_ids(
     *, corpus: str, label: str, agent_id: int | None = None, include_current: bool = False
 ) -> list:
-    """Rows whose vector is missing or was made by another model than `label` (every row
-    with `include_current`), in the corpus's order."""
+    """Rows whose vector is missing or was made by another model than `label`, or whose
+    token states are missing (every row with `include_current`), in the corpus's order."""
     c = get_corpus(corpus)
     qs = c.model._default_manager.all()
     if not include_current:
-        qs = qs.filter(_stale(c, label))
+        qs = qs.filter(_stale(c, label, token_space(c).label))
     if agent_id is not None:
         qs = qs.filter(**{f"{c.agent_field}_id": agent_id})
     return list(qs.order_by(*c.order_fields).values_list("pk", flat=True))

@@ -1,8 +1,10 @@
 """The one hybrid ranking: BM25 and vector legs over one or more corpora, fused by RRF,
-then (optionally) neighbour smoothing along each session and reranking of the top hits.
+then neighbour smoothing along each session and reranking of the top hits by their stored
+token states.
 
-`/search` (seed 000's search_chat_history), `/memory/search` (seed 001) and get_context's
-relevance leg all go through this module and apps/search/legs.py.
+`/search` (seed 000's search_chat_history, hybrid mode), `/memory/search` (seed 001),
+get_context's memory leg (through `message_search`) and the MCP tools (which call those
+endpoints) all rank with `hybrid_search` and the agent's `agent_ranking`.
 """
 
 from collections.abc import Sequence
@@ -12,14 +14,33 @@ from functools import cache
 
 from django.db.models import QuerySet
 
-from apps.providers.embeddings import EmbeddingError, embed_query
-from apps.search.adjacency import adjacent, order_only
+from apps.agents.config import AgentConfig
+from apps.providers.embeddings import EmbeddingError, QueryEmbedding, embed_query_tokens
+from apps.search.adjacency import Neighbours, neighbours
 from apps.search.corpora import Corpus, get_corpus
 from apps.search.legs import keyword_search, vector_search
-from apps.search.ranking import RRF_K, FusedHit, Hit, LegRank, rrf
+from apps.search.ranking import FusedHit, Hit, LegRank, rrf
 from apps.search.rerank import rerank_hits
 
-DEPTH = 50  # each leg is read this deep (at least `limit`)
+
+@dataclass(frozen=True)
+class Ranking:
+    """How hybrid search ranks (docs/search.md, "Hybrid" and "Reranking"). Each leg is read
+    `depth` deep (at least the limit) and fused by RRF with rank constant `rrf_k` (60 was
+    tuned for 1000-deep TREC runs; with short lists it flattens rank 1 against rank 20);
+    every hit then passes `neighbour_weight` x its score to the rows right before and after
+    it in its session; the top `rerank_depth` are reranked (0: not reranked)."""
+
+    depth: int = 50
+    rrf_k: int = 10
+    neighbour_weight: float = 0.2
+    rerank_depth: int = 0
+
+
+def agent_ranking(config: AgentConfig) -> Ranking:
+    """The ranking every hybrid search of an agent uses: its `rerank` settings on the
+    global constants."""
+    return Ranking(rerank_depth=config.rerank_candidates if config.rerank else 0)
 
 
 @dataclass(frozen=True)
@@ -49,22 +70,20 @@ def hybrid_search(
     query: str,
     scopes: Sequence[Scope],
     limit: int,
-    depth: int = DEPTH,
-    rrf_k: int = RRF_K,
-    neighbour_weight: float = 0.0,
+    ranking: Ranking = Ranking(),
     require_vector: bool = True,
-    rerank_depth: int = 0,
 ) -> HybridResult:
-    """RRF over each scope's BM25 leg then vector leg (in scope order), best first.
+    """RRF over each scope's BM25 leg then vector leg (in scope order), smoothed and
+    reranked as `ranking` says, best first.
 
     The query is embedded in another thread while the BM25 legs run: onnxruntime and the
     database driver both release the GIL, so the two overlap. When the query cannot be
-    embedded: EmbeddingError if `require_vector`, else the keyword legs alone. With
-    `rerank_depth`, that many top hits are reranked (apps/search/rerank.py).
+    embedded: EmbeddingError if `require_vector`, else the keyword legs alone (and no
+    reranking, which needs the query's token states).
     """
-    depth = max(depth, limit)
+    depth = max(ranking.depth, limit)
     corpora = [get_corpus(s.corpus) for s in scopes]
-    pending = _pool().submit(embed_query, query) if any(c.embeds for c in corpora) else None
+    pending = _pool().submit(embed_query_tokens, query) if any(c.embeds for c in corpora) else None
     try:
         keyword = [
             _keyword_leg(c, s, agent_id, query, depth) for c, s in zip(corpora, scopes, strict=True)
@@ -72,27 +91,28 @@ def hybrid_search(
     finally:
         if pending is not None:
             wait([pending])  # a failing BM25 leg must not leave the embedding running unseen
-    vector, error = _vector_or_error(pending, require_vector)
+    embedded, error = _vector_or_error(pending, require_vector)
     rankings: list[list[Hit]] = []
     for corpus, scope, bm25 in zip(corpora, scopes, keyword, strict=True):
         rankings.append(bm25)
-        if corpus.embeds and vector is not None:
+        if corpus.embeds and embedded is not None:
             rankings.append(
                 vector_search(
                     corpus,
                     agent_id=agent_id,
-                    vector=vector,
+                    vector=embedded.vector,
                     limit=depth,
                     queryset=scope.queryset,
                     exact=scope.exact,
                 )
             )
-    fused = rrf(*(r for r in rankings if r), k=rrf_k)
-    if neighbour_weight > 0:
-        fused = smooth(fused, neighbour_weight)
+    fused = rrf(*(r for r in rankings if r), k=ranking.rrf_k)
+    around: Neighbours = {}
+    if ranking.neighbour_weight > 0:
+        fused, around = smooth(fused, ranking.neighbour_weight)
     rerank_error = ""
-    if rerank_depth > 0:
-        reranked = rerank_hits(query, fused, rerank_depth)
+    if ranking.rerank_depth > 0 and embedded is not None:
+        reranked = rerank_hits(embedded, fused, ranking.rerank_depth, around)
         fused, rerank_error = reranked.hits, reranked.error
     return HybridResult(hits=fused[:limit], vector_error=error, rerank_error=rerank_error)
 
@@ -105,7 +125,7 @@ def _keyword_leg(corpus: Corpus, scope: Scope, agent_id: int, query: str, depth:
     )
 
 
-def _vector_or_error(pending, require_vector: bool):
+def _vector_or_error(pending, require_vector: bool) -> tuple[QueryEmbedding | None, str]:
     if pending is None:
         return None, ""
     try:
@@ -116,30 +136,27 @@ def _vector_or_error(pending, require_vector: bool):
         return None, str(exc) or type(exc).__name__
 
 
-def smooth(fused: list[FusedHit], weight: float) -> list[FusedHit]:
+def smooth(fused: list[FusedHit], weight: float) -> tuple[list[FusedHit], Neighbours]:
     """Conversation locality: each hit of a corpus with sessions passes `weight` x its score
     to the rows right before and after it in its session (which may then enter the results
-    themselves). Evidence for a question is usually an exchange, not one message."""
+    themselves). Evidence for a question is usually an exchange, not one message.
+
+    Also returns the neighbours it looked up, {(corpus, pk): [pks]}, for the rerank stage."""
     scores = {(h.corpus, h.object_id): h.score for h in fused}
     legs = {(h.corpus, h.object_id): dict(h.legs) for h in fused}
     rank = {(h.corpus, h.object_id): i for i, h in enumerate(fused, start=1)}
     extra: dict = {}
-    for name in dict.fromkeys(h.corpus for h in fused):
-        corpus = get_corpus(name)
-        if corpus.session_field is None:
-            continue
-        ids = [h.object_id for h in fused if h.corpus == name]
-        rows = list(corpus.model._default_manager.filter(pk__in=ids).only(*order_only(corpus)))
-        for pk, (prev, nxt) in adjacent(corpus, rows, 1, 1).items():
-            for neighbour in prev + nxt:
-                key = (name, neighbour)
-                extra[key] = extra.get(key, 0.0) + weight * scores[(name, pk)]
-                best = legs.setdefault(key, {}).get("neighbour")
-                if best is None or rank[(name, pk)] < best.rank:
-                    legs[key]["neighbour"] = LegRank(
-                        rank=rank[(name, pk)], score=scores[(name, pk)]
-                    )
+    around = neighbours(fused, {})
+    for source in rank:
+        name = source[0]
+        for neighbour in around.get(source, []):
+            key = (name, neighbour)
+            extra[key] = extra.get(key, 0.0) + weight * scores[source]
+            best = legs.setdefault(key, {}).get("neighbour")
+            if best is None or rank[source] < best.rank:
+                legs[key]["neighbour"] = LegRank(rank=rank[source], score=scores[source])
     for key, add in extra.items():
         scores[key] = scores.get(key, 0.0) + add
     order = sorted(scores, key=lambda key: (-scores[key], rank.get(key, len(rank) + 1)))
-    return [FusedHit(object_id=k[1], score=scores[k], legs=legs[k], corpus=k[0]) for k in order]
+    hits = [FusedHit(object_id=k[1], score=scores[k], legs=legs[k], corpus=k[0]) for k in order]
+    return hits, around

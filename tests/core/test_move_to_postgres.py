@@ -34,7 +34,7 @@ from django_celery_beat.models import (
 
 from apps.agents.models import Agent
 from apps.agents.services import agent_update_settings, audit_record, user_create
-from apps.conversations.models import Message
+from apps.conversations.models import Message, MessageTokens
 from apps.conversations.services import NewMessage, messages_append
 from apps.core.move.plan import copy_plan
 from apps.core.move.rows import Checksum
@@ -304,6 +304,8 @@ def _same(a, b, where="") -> list[str]:
 
 
 def _plain(value):
+    if isinstance(value, memoryview):  # a bytea column on PostgreSQL
+        return bytes(value)
     return tuple(value.tolist()) if isinstance(value, np.ndarray) else value
 
 
@@ -344,6 +346,7 @@ def test_every_row_moves_and_search_answers_the_same(
     assert [label for label, n in counts.items() if n == 0] == []
     before = [[r.status_code, r.json()] for r in (api.post("/search", b) for b in SEARCHES)]
     assert [len(b[1]["hits"]) for b in before] == [2, 10, 5, 5, 12, 20]
+    assert all("rerank" in h["legs"] for h in before[1][1]["hits"])  # hybrid is reranked
     cosines = [h["score"] for h in before[-1][1]["hits"]]
     assert len(set(cosines)) == 20  # no ties (see SEARCHES)
 
@@ -362,6 +365,10 @@ def test_every_row_moves_and_search_answers_the_same(
     for plan in plans:
         assert _table(moved, plan.model) == _table("default", plan.model), plan.label
     assert Message._base_manager.using(moved).filter(embedding__isnull=False).count() == 20
+    # the token states came along (the searches below rerank with them)
+    states = MessageTokens._base_manager.using(moved)
+    assert states.filter(space="fake-hash/words32@int8").count() == 20
+    assert _table(moved, MessageTokens) == _table("default", MessageTokens)
     assert _vector_indexes(moved) == ["conversations_message_embedding_hnsw"]  # rebuilt
     # BM25 statistics were built by the triggers from the copied rows: N and total length
     checks = {c.corpus: c for c in bm25_checks(using=moved)}

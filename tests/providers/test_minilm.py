@@ -1,5 +1,6 @@
 """The real all-MiniLM-L6-v2 int8 model, run in-process (no network, no download)."""
 
+import hashlib
 import math
 
 import numpy as np
@@ -9,6 +10,7 @@ from django.test import override_settings
 from apps.providers.embeddings import get_embedder
 from apps.providers.embeddings.base import EmbeddingError
 from apps.providers.embeddings.minilm import MiniLMEmbedder
+from apps.providers.embeddings.tokens import TokenStateError
 
 pytestmark = pytest.mark.slow
 
@@ -95,7 +97,10 @@ def test_a_bare_string_is_refused(embedder):
 
 
 def test_check_verifies_the_pinned_hashes(embedder):
-    assert embedder.check() == "all-MiniLM-L6-v2 int8 ONNX, 384-d, sha256 ok, 1 thread(s)"
+    assert embedder.check() == (
+        "all-MiniLM-L6-v2 int8 ONNX, 384-d, sha256 ok, 1 thread(s), "
+        "token states all-MiniLM-L6-v2/pca64-f8e8efff@int8"
+    )
 
 
 def test_a_model_file_with_the_wrong_hash_is_refused(tmp_path):
@@ -142,3 +147,48 @@ def test_concurrent_first_use_loads_one_runtime_and_agrees():
     # then
     assert results[1:] == results[:1] * 3
     assert [key for key in minilm._runtimes if key[1] == 2] == [(str(embedder.model_path), 2)]
+
+
+def test_token_states_come_from_the_same_run_as_the_vectors(embedder):
+    texts = ["Caroline: I relocated here from Sweden four years ago.", "ok", "?!"]
+
+    found = embedder.embed_with_tokens(texts)
+
+    assert embedder.token_space() == "all-MiniLM-L6-v2/pca64-f8e8efff@int8"
+    assert np.allclose([e.vector for e in found], embedder.embed(texts), atol=1e-6)
+    # kept: caroline, relocated, sweden, four, years, ago ("i here from" are stopwords, ":"
+    # and "." punctuation); "ok" is a word; "?!" keeps nothing
+    assert [e.codes.shape for e in found] == [(6, 64), (1, 64), (0, 64)]
+    assert {e.codes.dtype for e in found} == {np.dtype(np.int8)}
+    assert [int(np.abs(e.codes).max()) for e in found[:2]] == [127, 127]
+
+
+def test_a_query_gets_its_vector_and_content_word_states_from_one_run(embedder):
+    query = embedder.embed_query_with_tokens("Where did Caroline move from?")
+
+    assert np.allclose(
+        query.vector, embedder.embed(["Where did Caroline move from?"])[0], atol=1e-6
+    )
+    assert query.tokens.shape == (2, 64)  # caroline, move
+    assert np.allclose(np.linalg.norm(query.tokens, axis=1), 1.0, atol=1e-5)
+    assert (query.token_space, query.token_error) == (embedder.token_space(), "")
+
+
+def test_a_projection_file_with_the_wrong_hash_is_refused(tmp_path):
+    wrong = tmp_path / "projection.npz"
+    wrong.write_bytes(b"not the projection")
+    broken = MiniLMEmbedder(token_projection_path=str(wrong))
+
+    with pytest.raises(TokenStateError, match=f"MiniLM token projection: {wrong} has sha256 "):
+        broken.token_space()
+    with pytest.raises(TokenStateError, match="expected f8e8efff"):
+        broken.embed_with_tokens(["hello"])
+    query = broken.embed_query_with_tokens("hello there")
+    assert (query.tokens, query.token_space) == (None, "")
+    assert query.token_error.startswith("MiniLM token projection: ")
+    assert len(query.vector) == 384  # vectors still work
+    digest = hashlib.sha256(b"not the projection").hexdigest()
+    assert broken.check().endswith(
+        f"no token states: MiniLM token projection: {wrong} has sha256 {digest}, expected "
+        "f8e8efffd7a7f5a2ff988ede0b2ef46b10745ca5cdb58db9f6d9581d1755469e"
+    )

@@ -138,7 +138,8 @@ def test_health_verifies_minilm_files_without_embedding():
         "embedding": ProviderStatus(
             name="all-MiniLM-L6-v2",
             ok=True,
-            detail="all-MiniLM-L6-v2 int8 ONNX, 384-d, sha256 ok, 1 thread(s)",
+            detail="all-MiniLM-L6-v2 int8 ONNX, 384-d, sha256 ok, 1 thread(s), "
+            "token states all-MiniLM-L6-v2/pca64-f8e8efff@int8",
         ),
         "llm": ProviderStatus(
             name="gpt-test",

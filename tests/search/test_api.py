@@ -4,6 +4,7 @@ from datetime import timedelta
 
 import pytest
 
+from apps.agents.services import agent_update_settings
 from apps.conversations.models import Message
 from tests.factories import SessionFactory
 from tests.search.conftest import T0, add, archive_all
@@ -162,7 +163,9 @@ def test_filters_session_role_time_metadata(api, agent, session):
 
 
 def test_hybrid_reports_both_legs_and_min_score_is_the_callers_cutoff(api, agent, embed_now):
-    # one message per session, so no neighbour passes score to another
+    # the fused scores, before reranking (tests/search/test_rerank.py); one message per
+    # session, so no neighbour passes score to another
+    agent_update_settings(agent=agent, changes={"rerank": False})
     with embed_now():
         rows = [
             add(SessionFactory(agent=agent), text)[0]
@@ -183,6 +186,7 @@ def test_hybrid_reports_both_legs_and_min_score_is_the_callers_cutoff(api, agent
 
 
 def test_hybrid_neighbours_share_a_fifth_of_their_score(api, agent, embed_now):
+    agent_update_settings(agent=agent, changes={"rerank": False})  # the smoothed fused scores
     session = SessionFactory(agent=agent)
     with embed_now():
         rows = add(session, "what did you make", "a kiwi smoothie", "nice")
@@ -228,8 +232,9 @@ def test_status_counts_pending_failed_embedded(api, other_api, session, embed_no
     r = api.get("/search/status")
 
     assert r.status_code == 200
-    messages = {"embedded": 2, "stale": 0, "pending": 1, "failed": 1}
-    none = {"embedded": 0, "stale": 0, "pending": 0, "failed": 0}
+    states = {"space": "fake-hash/words32@int8", "stored": 2, "pending": 0, "error": ""}
+    messages = {"embedded": 2, "stale": 0, "pending": 1, "failed": 1, "token_states": states}
+    none = {"embedded": 0, "stale": 0, "pending": 0, "failed": 0, "token_states": None}
     assert r.json() == {
         "model": "fake-hash@384", **messages,
         "corpora": {

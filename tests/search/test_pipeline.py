@@ -21,7 +21,7 @@ from tests.memory.helpers import BROKEN, HASH, use_embedder
 from tests.search.conftest import add
 from tests.support.llm_server import Embeddings, Gate
 
-NONE = {"embedded": 0, "stale": 0, "pending": 0, "failed": 0}
+NONE = {"embedded": 0, "stale": 0, "pending": 0, "failed": 0, "token_states": None}
 
 
 def test_the_registered_corpora():
@@ -60,6 +60,7 @@ def test_status_counts_every_corpus_for_the_calling_agent(settings, api, other_a
 
     status = api.get("/search/status").json()
 
+    no_states = {"space": "", "stored": 0, "pending": 0, "error": ""}  # the embedder has none
     assert status["corpora"] == {
         "categories": {"vectors": True, **NONE, "failed": 1},  # "profile"'s name
         "entries": {"vectors": False, **NONE},
@@ -67,7 +68,7 @@ def test_status_counts_every_corpus_for_the_calling_agent(settings, api, other_a
         "facts": {"vectors": True, **NONE, "failed": 1},
         "history": {"vectors": True, **NONE},
         "learnings": {"vectors": False, **NONE},
-        "messages": {"vectors": True, **NONE, "pending": 1},
+        "messages": {"vectors": True, **NONE, "pending": 1, "token_states": no_states},
     }
     assert other_api.get("/search/status").json()["corpora"]["facts"] == {"vectors": True, **NONE}
 

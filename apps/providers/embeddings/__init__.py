@@ -14,13 +14,24 @@ import numpy as np
 from django.core.exceptions import ImproperlyConfigured
 
 from apps.providers.embeddings.base import Embedder, EmbeddingError
+from apps.providers.embeddings.tokens import (
+    QueryEmbedding,
+    TokenEmbedder,
+    TokenEmbedding,
+    TokenStateError,
+)
 from apps.providers.loading import ProviderCache, provider_spec
 
 __all__ = [
     "EMBEDDING_DIMENSIONS",
     "Embedder",
     "EmbeddingError",
+    "QueryEmbedding",
+    "TokenEmbedder",
+    "TokenEmbedding",
+    "TokenStateError",
     "embed_query",
+    "embed_query_tokens",
     "embed_texts",
     "get_embedder",
     "vector_label",
@@ -34,7 +45,7 @@ DEFAULT = {"CLASS": "apps.providers.embeddings.minilm.MiniLMEmbedder", "CONFIG":
 QUERY_CACHE_SIZE = 512
 
 _cache = ProviderCache()
-_queries: "weakref.WeakKeyDictionary[Embedder, OrderedDict[str, np.ndarray]]" = (
+_queries: "weakref.WeakKeyDictionary[Embedder, OrderedDict[str, QueryEmbedding]]" = (
     weakref.WeakKeyDictionary()
 )
 _queries_lock = threading.Lock()
@@ -68,17 +79,43 @@ def embed_texts(texts: Sequence[str]) -> list[list[float]]:
 def embed_query(text: str) -> np.ndarray:
     """The configured embedder's unit vector for a query (float32), from a per-embedder LRU
     cache of the last QUERY_CACHE_SIZE queries; raises EmbeddingError (never cached)."""
+    return embed_query_tokens(text).vector
+
+
+def embed_query_tokens(text: str) -> QueryEmbedding:
+    """The query's vector and, from the same model run, its token states when the embedder
+    keeps them (`tokens` None otherwise, with `token_error` when that capability failed).
+
+    Cached like embed_query (one entry serves both); a result whose token part failed is not
+    cached, so a repaired projection file is used by the next call. Raises EmbeddingError.
+    """
     embedder = get_embedder()
     with _queries_lock:
         cached = _queries.setdefault(embedder, OrderedDict())
-        vector = cached.get(text)
-        if vector is not None:
+        found = cached.get(text)
+        if found is not None:
             cached.move_to_end(text)
-            return vector
-    vector = np.asarray(embedder.embed([text])[0], dtype=np.float32)
+            return found
+    if isinstance(embedder, TokenEmbedder):
+        found = embedder.embed_query_with_tokens(text)
+        vector = np.asarray(found.vector, dtype=np.float32)
+    else:
+        found = None
+        vector = np.asarray(embedder.embed([text])[0], dtype=np.float32)
     vector.setflags(write=False)  # shared between callers
-    with _queries_lock:
-        cached[text] = vector
-        while len(cached) > QUERY_CACHE_SIZE:
-            cached.popitem(last=False)
-    return vector
+    tokens = found.tokens if found is not None else None
+    if tokens is not None:
+        tokens = np.asarray(tokens, dtype=np.float32)
+        tokens.setflags(write=False)
+    result = QueryEmbedding(
+        vector=vector,
+        tokens=tokens,
+        token_space=found.token_space if found is not None else "",
+        token_error=found.token_error if found is not None else "",
+    )
+    if not result.token_error:
+        with _queries_lock:
+            cached[text] = result
+            while len(cached) > QUERY_CACHE_SIZE:
+                cached.popitem(last=False)
+    return result

@@ -59,3 +59,9 @@ def verify_sha256(path: Path, expected: str) -> None:
         raise AssetError(f"{path} has sha256 {actual}, expected {expected}")
     with _verified_lock:
         _verified[key] = expected
+
+
+# The MiniLM token projection (apps/providers/embeddings/minilm.py): principal directions of
+# last-layer token states, fitted once by bench/fit_token_projection.py and shipped here.
+TOKEN_PROJECTION_PATH = Path(__file__).resolve().parent / "data" / "minilm_token_projection.npz"
+TOKEN_PROJECTION_SHA256 = "f8e8efffd7a7f5a2ff988ede0b2ef46b10745ca5cdb58db9f6d9581d1755469e"  # noqa: S105
