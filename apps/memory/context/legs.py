@@ -6,7 +6,7 @@ from typing import Any
 
 from django.conf import settings
 
-from apps.agents.config import MAX_K
+from apps.agents.config import MAX_K, AgentConfig
 from apps.conversations.models import Message, Session
 from apps.conversations.search import SearchResult, message_search
 from apps.conversations.selectors import window_messages
@@ -125,7 +125,7 @@ def _search_query(query: str) -> tuple[str, str]:
     return cut, f"memory leg: the query was cut to its first {limit} bytes"
 
 
-def _spans(result: SearchResult, held: set, config) -> MemoryLeg:
+def _spans(result: SearchResult, held: set, config: AgentConfig) -> MemoryLeg:
     """Each usable hit's span within its merged window (windows are contiguous runs of a
     session, so the messages next to the hit there are its neighbours in the session)."""
     before, after = config.search_context_before, config.search_context_after
