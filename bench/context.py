@@ -17,8 +17,9 @@ case for the facts' BM25 leg), and every call with a query finds relevant facts.
 The database is migrated and the agent "bench-context" is recreated, or kept with --reuse
 when it already holds the requested numbers of messages and facts under the same embedder.
 On PostgreSQL the messages HNSW index is dropped during the load and rebuilt after it
-(bulk-load advice in docs/benchmarks.md). Timings are given with a query (all three message
-legs and the relevant facts) and without one, and for the query embedding alone over the
+(bulk-load advice in docs/benchmarks.md). Timings are given with a query (the four message
+legs, issue 24's memory leg over all 100k messages included, and the relevant facts) and
+without one, and for the query embedding alone over the
 same queries; --legs N adds the average time of each provider and leg over N sessions.
 """
 
@@ -258,6 +259,7 @@ def time_legs(agent: Agent, sessions: list[Session], n: int) -> None:
     steps = {
         "query embedding (query_vector, cache miss)": legs.query_vector,
         "relevance leg": legs.relevance,
+        "memory leg (agent-wide hybrid search, windows)": lambda r: legs.memory(r, held=set()),
         "relevant facts (provider)": providers.relevant_facts,
         "salient facts": providers.salient_facts,
         "salience leg": legs.salience,

@@ -10,6 +10,16 @@ of categories 1-4 is asked agent-wide in each mode; hits map back to dia_ids.
 
 --rerank off|on|both sets each agent's `rerank` setting (PATCH /agent/settings) before the
 questions; "both" asks every question twice, results keyed "<mode>" and "<mode>+rerank".
+
+--context-budgets 1000,2000,4000 also measures get_context (issue 24): every question of
+categories 1-4 as the query of POST /context in its conversation's latest session, with each
+budget as max_tokens (lifecycle off). Evidence recall is the fraction of the question's gold
+dia_ids among the messages the context returns (the session's legs and the memory leg's
+windows); with the mean tokens used and the client's p50/p95 latency. For the temporal
+questions whose answer names a date: how often that date is written in the context's
+messages, and in the gold messages it holds with their window's header (bench/_dates.py).
+--context-only skips the /search modes; --context-settings '{"key": value}' PATCHes each
+agent's settings first.
 """
 
 import argparse
@@ -25,6 +35,8 @@ import urllib.parse
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+from _dates import answer_date, shown
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared/bench/locomo/locomo-dev.json"
 KS = (1, 5, 10, 20)
@@ -152,6 +164,127 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
+def latest_session(sample: dict) -> str:
+    """The key ingest() gave the conversation's last session."""
+    number = max(n for n, _, _ in sessions_of(sample["conversation"]))
+    return f"{sample['sample_id']}-s{number}"
+
+
+def context_dia_ids(answer: dict) -> tuple[set[str], set[str]]:
+    """The dia_ids a /context answer holds: in its session legs' messages, in its memory."""
+    session = {m["metadata"].get("dia_id") for m in answer["messages"]}
+    memory = {m["metadata"].get("dia_id") for w in answer["memory"] for m in w["messages"]}
+    return session - {None}, memory - {None}
+
+
+def context_budgets(text: str) -> list[int]:
+    return [int(b) for b in text.split(",") if b.strip()]
+
+
+def context_text(answer: dict, headers: bool = True) -> str:
+    """The messages a /context answer puts in the prompt: each memory window under its
+    header line (or without it), then the session's messages."""
+    lines = []
+    for w in answer["memory"]:
+        lines += ([w["header"]] if headers else []) + [m["content"] for m in w["messages"]]
+    return "\n".join(lines + [m["content"] for m in answer["messages"]])
+
+
+def evidence_text(answer: dict, gold: set[str]) -> str:
+    """The gold messages a /context answer holds, each with its window's header line."""
+    lines = [
+        f"{w['header']}\n{m['content']}"
+        for w in answer["memory"]
+        for m in w["messages"]
+        if m["metadata"].get("dia_id") in gold
+    ]
+    lines += [m["content"] for m in answer["messages"] if m["metadata"].get("dia_id") in gold]
+    return "\n".join(lines)
+
+
+def ask_context(client: Client, session: str, qa: dict, budget: int) -> dict:
+    """One get_context call: its evidence recall (and the memory leg's share), tokens, ms;
+    for a temporal question whose answer names a date, whether the context writes it."""
+    gold = set(evidence_ids(qa))
+    body = {"session_id": session, "query": qa["question"], "max_tokens": budget,
+            "lifecycle": "off"}  # fmt: skip
+    status, answer, elapsed = client.call("POST", "/context", body)
+    assert status == 200, (status, answer)
+    session_ids, memory_ids = context_dia_ids(answer)
+    row = {
+        "category": qa["category"],
+        "recall": len(gold & (session_ids | memory_ids)) / len(gold),
+        "memory_only": len((gold & memory_ids) - session_ids) / len(gold),
+        "tokens": answer["usage"]["used_tokens"],
+        "ms": elapsed * 1000,
+        "answer": answer,
+    }
+    wanted = answer_date(str(qa.get("answer", ""))) if qa["category"] == 2 else None
+    if wanted is not None:
+        row["date_shown"] = shown(wanted, context_text(answer))
+        row["date_in_contents"] = shown(wanted, context_text(answer, headers=False))
+        if gold & (session_ids | memory_ids):
+            row["date_with_evidence"] = shown(wanted, evidence_text(answer, gold))
+    return row
+
+
+def context_recall(clients: list[Client], samples: list[dict], budgets: list[int], dump=None):
+    """Evidence recall of get_context at each budget, overall and by category."""
+    out = {}
+    for budget in budgets:
+        rows = []
+        for c, sample in zip(clients, samples, strict=True):
+            session = latest_session(sample)
+            for qa in sample["qa"]:
+                if qa.get("category") in (1, 2, 3, 4) and evidence_ids(qa):
+                    rows.append(ask_context(c, session, qa, budget))
+                    if dump is not None:
+                        dump.append({"budget": budget, "qa": qa, "answer": rows[-1]["answer"]})
+                    del rows[-1]["answer"]
+        out[str(budget)] = context_metrics(rows)
+        a = out[str(budget)]["all"]
+        cats = " ".join(
+            f"{k}={v['recall']:.3f}" for k, v in out[str(budget)].items() if k.startswith("cat")
+        )
+        d = out[str(budget)]["temporal_dates"]
+        print(
+            f"context {budget:>5} n={a['n']} recall={a['recall']:.3f} "
+            f"(memory leg alone {a['memory_only']:.3f}) tokens={a['tokens']:.0f} "
+            f"p50={a['p50_ms']:.1f}ms p95={a['p95_ms']:.1f}ms {cats} | temporal answers' "
+            f"date written: {d['answer_date_shown']:.3f} (contents only "
+            f"{d['in_contents_only']:.3f}, n={d['n']}); with the evidence "
+            f"{d['with_evidence']:.3f} (n={d['n_evidence_held']})",
+            flush=True,
+        )
+    return out
+
+
+def context_metrics(rows: list[dict]) -> dict:
+    def summary(group: list[dict]) -> dict:
+        return {
+            "n": len(group),
+            "recall": statistics.fmean(r["recall"] for r in group),
+            "memory_only": statistics.fmean(r["memory_only"] for r in group),
+            "tokens": statistics.fmean(r["tokens"] for r in group),
+        }
+
+    metrics = {"all": summary(rows)}
+    metrics["all"]["p50_ms"] = pct([r["ms"] for r in rows], 0.5)
+    metrics["all"]["p95_ms"] = pct([r["ms"] for r in rows], 0.95)
+    dated = [r for r in rows if "date_shown" in r]
+    held = [r for r in dated if "date_with_evidence" in r]
+    metrics["temporal_dates"] = {
+        "n": len(dated),
+        "answer_date_shown": statistics.fmean([r["date_shown"] for r in dated] or [0]),
+        "in_contents_only": statistics.fmean([r["date_in_contents"] for r in dated] or [0]),
+        "n_evidence_held": len(held),
+        "with_evidence": statistics.fmean([r["date_with_evidence"] for r in held] or [0]),
+    }
+    for cat in sorted({r["category"] for r in rows}):
+        metrics[f"cat{cat}"] = summary([r for r in rows if r["category"] == cat])
+    return metrics
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--url", default="http://127.0.0.1:8000")
@@ -164,6 +297,10 @@ def main() -> None:
     p.add_argument("--out", default="")
     p.add_argument("--rerank", choices=("", "off", "on", "both"), default="")
     p.add_argument("--rerank-candidates", type=int, default=0, help="0: the agents' setting")
+    p.add_argument("--context-budgets", default="", help="e.g. 1000,2000,4000: get_context")
+    p.add_argument("--context-only", action="store_true", help="no /search modes")
+    p.add_argument("--context-dump", default="", help="write every /context answer here")
+    p.add_argument("--context-settings", default="", help="JSON agent settings to PATCH first")
     args = p.parse_args()
 
     samples = json.loads(Path(args.data).read_text())
@@ -182,6 +319,23 @@ def main() -> None:
         for c, n in zip(clients, totals, strict=True):
             print("embedding status", wait_embedded(c, n), flush=True)
         print(f"embedded in {time.perf_counter() - t0:.1f}s", flush=True)
+
+    context, dump = None, ([] if args.context_dump else None)
+    if args.context_budgets:
+        if args.context_settings:
+            for c in clients:
+                changes = {"settings": json.loads(args.context_settings)}
+                status, body, _ = c.call("PATCH", "/agent/settings", changes)
+                assert status == 200, (status, body)
+        print(f"load average {os.getloadavg()} before get_context", flush=True)
+        context = context_recall(clients, samples, context_budgets(args.context_budgets), dump)
+        print(f"load average {os.getloadavg()} after get_context", flush=True)
+        if dump is not None:
+            Path(args.context_dump).write_text(json.dumps(dump))
+    if args.context_only:
+        if args.out:
+            Path(args.out).write_text(json.dumps({"context": context}, indent=2))
+        return
 
     results = {}
     passes = {"": [None], "off": [False], "on": [True], "both": [False, True]}[args.rerank]
@@ -243,6 +397,8 @@ def main() -> None:
                 f"   {cat} n={m['n']} R@5={m['R@5']:.3f} R@10={m['R@10']:.3f} "
                 f"R@20={m['R@20']:.3f} S@10={m['S@10']:.3f} MRR={m['MRR']:.3f}"
             )
+    if context is not None:
+        results["context"] = context
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=2))
 

@@ -138,6 +138,16 @@ class AgentConfig:
     # a keyword match (a fact saved a moment ago has no vector yet).
     context_fact_relevance_threshold: Ratio = 0.4
     context_relevant_fact_limit: Count(MAX_LEG, low=0) = 5
+    # Issue 24's memory leg, beside seed 002's three: the query against the agent's whole
+    # history through /search's hybrid ranking; each hit brings its /search context window
+    # (search_context_before/after), packed after the other legs in rank order. Off: seed
+    # 002's three legs alone. The limit is the hits tried, after those the other legs hold.
+    context_memory: bool = True
+    context_memory_limit: Count(MAX_K, low=0) = 20
+    # Relative dates in the memory leg's messages ("yesterday", "last week") followed by the
+    # date they name, counted from the day each message was written (docs/memory.md; on
+    # LoCoMo it writes the answer's date for 0.90 of temporal questions, against 0.58).
+    context_memory_resolve_dates: bool = True
     # --- workspace import (apps.entries.workspace): checked while the archive streams ---
     import_max_archive_bytes: Count(64 * MIB) = 64 * MIB  # the request body (compressed)
     import_max_unpacked_bytes: Count(256 * MIB) = 256 * MIB  # all members, uncompressed
@@ -176,6 +186,7 @@ CEILING_KEYS = (
     "context_relevance_limit",
     "context_fact_limit",
     "context_relevant_fact_limit",
+    "context_memory_limit",
     "error_hints_limit",
     "flush_max_facts",
     "context_window_tokens",

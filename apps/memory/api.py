@@ -157,15 +157,43 @@ def _fact_out(part) -> dict:
 def _message_out(c) -> dict:
     return {
         "id": c.message.id,
+        "session_id": c.message.session_id,
         "role": c.message.role,
         "name": c.message.name,
         "content": c.content,
         "created_at": c.message.created_at,
         "importance": c.message.importance,
+        "metadata": c.message.metadata,
         "tokens": c.tokens,
         "legs": c.legs,
         "similarity": c.similarity,
         "truncated": c.truncated,
+    }
+
+
+def _memory_message_out(c) -> dict:
+    legs = c.search_legs or {}
+    return {
+        **_message_out(c),
+        "hit": c.rank is not None,
+        "rank": c.rank,
+        "score": c.score,
+        "search_legs": {leg: {"rank": r.rank, "score": r.score} for leg, r in legs.items()}
+        if c.rank is not None
+        else None,
+    }
+
+
+def _window_out(w) -> dict:
+    return {
+        "session_id": w.session.id,
+        "session_key": w.session.key,
+        "session_title": w.session.title,
+        "date": w.date,
+        "header": w.header,
+        "rank": w.rank,
+        "tokens": w.tokens,
+        "messages": [_memory_message_out(c) for c in w.messages],
     }
 
 
@@ -186,10 +214,12 @@ def context_out(turn: services.ContextTurn) -> dict:
             "tokens": system_tokens + fact_tokens,
         },
         "messages": [_message_out(c) for c in ctx.messages],
+        "memory": [_window_out(w) for w in ctx.memory],
         "tokens": {
             "system": system_tokens,
             "facts": fact_tokens,
             "messages": ctx.message_tokens,
+            "memory": ctx.memory_tokens,
             "total": ctx.used_tokens,
         },
         "usage": {
@@ -226,11 +256,13 @@ def context_out(turn: services.ContextTurn) -> dict:
 
 @router.post("/context", response=ContextOut)
 def context(request, payload: ContextIn):
-    """get_context: system part, tri-hybrid messages and token figures within a budget,
-    with seed 001's context manager: usage is what the agent's model holds (documents,
-    summary, every message after the latest compact marker, or the agent's observed_tokens)
-    against context_window_tokens; at flush_ratio it flushes facts, at compact_ratio it
-    writes, then compacts. A `max_tokens` over the team's context_max_tokens ceiling is 422."""
+    """get_context: system part, tri-hybrid messages of the session, the memory leg's
+    dated windows from the agent's whole history (ranked as /search ranks them) and token
+    figures within a budget, with seed 001's context manager: usage is what the agent's
+    model holds (documents, summary, every message after the latest compact marker, or the
+    agent's observed_tokens) against context_window_tokens; at flush_ratio it flushes
+    facts, at compact_ratio it writes, then compacts. A `max_tokens` over the team's
+    context_max_tokens ceiling is 422."""
     within_ceiling(
         request.auth, "context_max_tokens", payload.max_tokens, loc=["body", "max_tokens"]
     )

@@ -1,13 +1,14 @@
 """Request and response bodies for the memory tools and get_context."""
 
 import uuid
+from datetime import date as calendar_date
 from datetime import datetime
 from typing import Literal
 
 from ninja import Schema
 from pydantic import Field
 
-from apps.conversations.schemas import MessageIn, MessageOut
+from apps.conversations.schemas import LegOut, MessageIn, MessageOut
 from apps.facts.schemas import FactOut
 from apps.learnings.schemas import HintOut
 from apps.lifecycle.schemas import RunOut
@@ -150,15 +151,45 @@ class ContextFactOut(Schema):
 
 class ContextMessageOut(Schema):
     id: uuid.UUID
+    session_id: uuid.UUID
     role: str
     name: str
     content: str
     created_at: datetime
     importance: float
+    metadata: dict
     tokens: int
-    legs: list[str]
+    legs: list[str] = Field(
+        description="The legs that found it: recency, salience, relevance (this session), "
+        "memory (the agent's whole history)."
+    )
     similarity: float | None
     truncated: bool
+
+
+class MemoryMessageOut(ContextMessageOut):
+    hit: bool = Field(
+        description="A hit of the memory leg (else its context window brought the message)."
+    )
+    rank: int | None = Field(description="A hit's rank in /search's hybrid ranking (1: best).")
+    score: float | None = Field(description="A hit's score there.")
+    search_legs: dict[str, LegOut] | None = Field(
+        description="A hit's search legs (bm25, vector, neighbour, rerank): rank and score."
+    )
+
+
+class MemoryWindowOut(Schema):
+    session_id: uuid.UUID
+    session_key: str
+    session_title: str
+    date: calendar_date = Field(description="The UTC date of the window's first message.")
+    header: str = Field(
+        description="The line to put above the window's messages (session and date); its "
+        "tokens are counted in the budget."
+    )
+    rank: int = Field(description="The window's best hit's rank.")
+    tokens: int = Field(description="The header's and the messages' tokens.")
+    messages: list[MemoryMessageOut]
 
 
 class SystemOut(Schema):
@@ -171,6 +202,7 @@ class TokensOut(Schema):
     system: int
     facts: int
     messages: int
+    memory: int = Field(0, description="The memory leg's windows, headers included.")
     total: int
 
 
@@ -218,7 +250,15 @@ class ContextOut(Schema):
     session_id: uuid.UUID
     query: str | None
     system: SystemOut
-    messages: list[ContextMessageOut]
+    messages: list[ContextMessageOut] = Field(
+        description="Seed 002's legs: this session's messages, in time order."
+    )
+    memory: list[MemoryWindowOut] = Field(
+        default_factory=list,
+        description="The memory leg: the agent's messages that match the query, from its "
+        "whole history as /search ranks it, each hit with its context window; windows in "
+        "time order, each under a header naming its session and date.",
+    )
     tokens: TokensOut
     usage: UsageOut
     dropped: list[DroppedOut]

@@ -184,6 +184,37 @@ def test_get_context_answers_the_apis_body(mcp, api):
     assert [m["content"] for m in context["messages"]] == ["hello there"]
 
 
+def test_get_context_shows_the_memory_legs_windows_with_session_and_date(mcp, api):
+    api.post("/sessions", {"key": "trip", "title": "Trip planning"})
+    texts = ["who feeds the cat", "the neighbour will",
+             "the spare key is under the blue flowerpot", "thanks", "bye"]  # fmt: skip
+    earlier = [
+        {"role": "user", "content": text, "created_at": f"2023-05-08T13:56:0{n}Z"}
+        for n, text in enumerate(texts)
+    ]
+    api.post("/sessions/trip/messages", {"messages": earlier})
+    api.post("/sessions", {"key": "now"})
+    api.post("/sessions/now/messages", {"messages": [{"role": "user", "content": "hello"}]})
+    body = {"session_id": "now", "query": "where is the spare key", "lifecycle": "off"}
+
+    context = mcp.result("get_context", body)
+
+    assert context == api.post("/context", body).json()
+    assert [(m["content"], m["legs"]) for m in context["messages"]] == [("hello", ["recency"])]
+    [window] = context["memory"]
+    assert (window["session_key"], window["date"], window["header"], window["rank"]) == (
+        "trip",
+        "2023-05-08",
+        "Session Trip planning, Monday 8 May 2023",
+        1,
+    )
+    assert [(m["content"], m["legs"], m["created_at"]) for m in window["messages"]] == [
+        (text, ["memory"], f"2023-05-08T13:56:0{n}Z") for n, text in enumerate(texts)
+    ]
+    [best] = [m for m in window["messages"] if m["rank"] == 1]
+    assert (best["content"], best["hit"]) == (texts[2], True)
+
+
 def test_search_history_and_consolidate(mcp, api, agent):
     api.post("/sessions", {"key": "s1"})
     api.post("/sessions/s1/messages", {"messages": [{"role": "user", "content": "I like tea"}]})

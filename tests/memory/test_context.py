@@ -31,7 +31,8 @@ def test_empty_memory_gives_an_empty_valid_context(api, session):
         "query": "anything",
         "system": {"parts": [], "facts": [], "tokens": 0},
         "messages": [],
-        "tokens": {"system": 0, "facts": 0, "messages": 0, "total": 0},
+        "memory": [],
+        "tokens": {"system": 0, "facts": 0, "messages": 0, "memory": 0, "total": 0},
         "usage": {
             "max_tokens": 8192,
             "used_tokens": 0,
@@ -99,6 +100,7 @@ def test_system_part_and_tri_hybrid_messages(api, agent, session):
         "system": system_tokens,
         "facts": fact_tokens,
         "messages": message_tokens,
+        "memory": 0,
         "total": system_tokens + fact_tokens + message_tokens,
     }
     assert body["usage"]["required_tokens"] == body["tokens"]["total"]

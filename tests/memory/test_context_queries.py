@@ -6,6 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from apps.conversations.models import Message, Summary
+from apps.conversations.search import message_search
 from apps.conversations.services import NewMessage, messages_append
 from apps.entries.models import Entry
 from apps.entries.services import entry_add
@@ -15,6 +16,7 @@ from apps.learnings.services import learning_create
 from apps.memory.context import get_context
 from apps.providers.embeddings import embed_query
 from apps.search.legs import keyword_search, vector_search
+from tests.factories import SessionFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -24,6 +26,7 @@ pytestmark = pytest.mark.django_db
 # and the vector and keyword queries of facts (one each on SQLite; on PostgreSQL a savepoint
 # and SET LOCALs around vector queries), measured by `search_statements` so work on
 # apps/search does not break this pin. And the recap's cutoff: the newest consolidated message.
+# The memory leg's cost is measured the same way (`memory_statements`).
 OWN_QUERIES = 8
 # a cold working memory adds the session's compaction cutoff and its hot messages
 WORKING_MEMORY_MISS = 2
@@ -39,6 +42,10 @@ def memory(agent, session, django_capture_on_commit_callbacks):
         entry_add(agent=agent, name=name, content=f"contents of {name}")
     learning_create(agent=agent, kind="error", content="grep fails on binary files")
     Summary.objects.create(session=session, content="Earlier we planned a trip.")
+    earlier = SessionFactory(agent=agent, key="chat-0")  # the memory leg's
+    batch = [NewMessage(role="user", content=f"earlier message {i}") for i in range(3)]
+    with django_capture_on_commit_callbacks(execute=True):
+        messages_append(session=earlier, messages=batch)
 
     def add(n: int, tag: str) -> None:
         for i in range(n):
@@ -66,19 +73,28 @@ def search_statements(agent, session) -> int:
     return len(captured.captured_queries)
 
 
+def memory_statements(agent) -> int:
+    """What the memory leg costs: /search's hybrid ranking with its context windows (the
+    search layer's statements), plus one for the windows' sessions."""
+    with CaptureQueriesContext(connection) as captured:
+        message_search(agent=agent, query="first message 1", mode="hybrid", k=20)
+    return len(captured.captured_queries) + 1
+
+
 def queries(agent, session) -> tuple[int, set[str], list[str]]:
     with CaptureQueriesContext(connection) as captured:
         ctx = get_context(agent=agent, session=session, query="first message 1", max_tokens=None)
     legs = {leg for c in ctx.messages for leg in c.legs}
+    legs |= {leg for w in ctx.memory for c in w.messages for leg in c.legs}
     return len(captured.captured_queries), legs, [p.kind for p in ctx.parts]
 
 
 def test_query_count_is_pinned_and_independent_of_what_is_found(agent, session, memory):
-    warm = OWN_QUERIES + search_statements(agent, session)
+    warm = OWN_QUERIES + search_statements(agent, session) + memory_statements(agent)
 
     count, legs, kinds = queries(agent, session)  # working memory cold
     assert count == warm + WORKING_MEMORY_MISS
-    assert legs == {"recency", "salience", "relevance"}
+    assert legs == {"recency", "salience", "relevance", "memory"}
     assert kinds == ["document"] * 4 + ["summary", "learnings"] + ["fact"] * 3
 
     assert queries(agent, session)[0] == warm
@@ -87,7 +103,7 @@ def test_query_count_is_pinned_and_independent_of_what_is_found(agent, session, 
     assert queries(agent, session)[0] == warm + WORKING_MEMORY_MISS + SUMMARY_CURSOR
     count, legs, kinds = queries(agent, session)
     assert count == warm + SUMMARY_CURSOR
-    assert legs == {"recency", "salience", "relevance"}
+    assert legs == {"recency", "salience", "relevance", "memory"}
     assert kinds == ["document"] * 4 + ["summary", "learnings"] + ["fact"] * 9
 
 

@@ -57,10 +57,20 @@ def test_a_message_every_leg_finds_is_given_once_with_all_three_legs(
     assert message["legs"] == ["recency", "salience", "relevance"]
     assert (round(message["similarity"], 6), message["importance"]) == (1.0, 0.9)
     assert [m["legs"] for m in body["messages"] if m["id"] != target] == [["recency"]] * 9
+    # the memory leg (issue 24) gives only the one message no other leg holds
+    [window] = body["memory"]
+    assert [(m["id"], m["legs"], m["hit"]) for m in window["messages"]] == [
+        (ids[0], ["memory"], True)
+    ]
+    memory = count_tokens(window["header"]) + count_tokens("filler 0")
+    assert (window["tokens"], body["tokens"]["memory"]) == (memory, memory)
     # its tokens count once: in what was found as in what was given
     tokens = sum(count_tokens(m["content"]) for m in body["messages"])
     assert body["tokens"]["messages"] == tokens
-    assert (body["usage"]["required_tokens"], body["tokens"]["total"]) == (tokens, tokens)
+    assert (body["usage"]["required_tokens"], body["tokens"]["total"]) == (
+        tokens + memory,
+        tokens + memory,
+    )
     assert body["dropped"] == []
 
 

@@ -6,12 +6,14 @@ its room is reserved first; truncated, with a warning, only when it alone is ove
 the newest message (truncated to the room left, never dropped), then the system providers
 in settings order (the other documents, summary, learnings, error hints), the rest of the
 recency leg newest first, high-salience facts then the facts relevant to the query, the
-salience leg, the relevance leg. A unit that does not fit whole is dropped and reported;
+salience leg, the relevance leg, then the memory leg's hits in rank order, each with its
+context window (and the window's header line, when the hit opens it; a span that does not
+fit is tried as the hit alone). A unit that does not fit whole is dropped and reported;
 smaller later ones may still fit. Tokens are MiniLM WordPiece counts (apps.providers.tokens).
 """
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.conf import settings
 from django.utils.module_loading import import_string
@@ -20,7 +22,15 @@ from apps.agents.models import Agent
 from apps.conversations.models import Session
 from apps.entries import names
 from apps.memory.context import legs
-from apps.memory.context.types import Candidate, ContextRequest, Part, SystemProvider
+from apps.memory.context.types import (
+    Candidate,
+    ContextRequest,
+    MemoryHit,
+    MemoryLeg,
+    MemoryWindow,
+    Part,
+    SystemProvider,
+)
 from apps.memory.context.usage import Usage, usage_measure
 from apps.providers.tokens import count_tokens, count_tokens_batch
 
@@ -28,6 +38,7 @@ __all__ = [
     "Candidate",
     "Context",
     "ContextRequest",
+    "MemoryWindow",
     "Part",
     "SystemProvider",
     "Usage",
@@ -49,11 +60,14 @@ DEFAULT_PROVIDERS = [
 class Context:
     request: ContextRequest
     parts: list[Part]  # system part, in provider order (facts last)
-    messages: list[Candidate]  # time order
+    messages: list[Candidate]  # seed 002's legs, this session's messages, time order
     required_tokens: int  # everything found, before fitting to the budget
     used_tokens: int
     dropped: list[dict] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # The memory leg: windows of the agent's other messages, each under its header line
+    # (session and date), in time order.
+    memory: list[MemoryWindow] = field(default_factory=list)
 
     def tokens_of(self, *kinds: str) -> int:
         return sum(p.tokens for p in self.parts if p.kind in kinds)
@@ -63,6 +77,10 @@ class Context:
         return sum(c.tokens for c in self.messages)
 
     @property
+    def memory_tokens(self) -> int:
+        return sum(w.tokens for w in self.memory)
+
+    @property
     def ratio(self) -> float:
         """What this turn needs, against the request's budget."""
         return self.required_tokens / self.request.max_tokens
@@ -70,9 +88,11 @@ class Context:
     @property
     def degraded(self) -> list[str]:
         """["semantic"] when the query could not be embedded: the relevance leg dropped out
-        (and relevant facts matched by keyword only); `warnings` says why."""
+        (relevant facts and the memory leg matched by keyword only); `warnings` says why.
+        Also whatever else /search reports degraded for the memory leg."""
         vector = self.request.memo.get("query_vector")
-        return ["semantic"] if vector is not None and vector[0] is None else []
+        out = ["semantic"] if vector is not None and vector[0] is None else []
+        return out + [d for d in self.request.memo.get("memory_degraded", []) if d not in out]
 
     def usage(self, observed_tokens: int | None = None) -> Usage:
         """Seed 001's context usage: what the agent's model holds (the system documents the
@@ -157,6 +177,28 @@ class _Budget:
         else:
             self.dropped.append({"kind": part.kind, "name": part.name, "tokens": part.tokens})
 
+    def fit_memory(self, hit: MemoryHit, window: MemoryWindow, opened: set[int]) -> None:
+        """A memory hit with the span messages not placed yet (and its window's header when
+        the hit opens the window); the hit alone when that is over; else dropped."""
+        new = [c for c in hit.span if c.message.id not in self.decided]
+        if not new:
+            return
+        header = 0 if hit.window in opened else window.header_tokens
+        hit_is_new = any(c is hit.candidate for c in new)
+        alone = [hit.candidate] if hit_is_new and len(new) > 1 else None
+        for unit in (new, alone):
+            if unit is not None and self.take(header + sum(c.tokens for c in unit)):
+                opened.add(hit.window)
+                for c in unit:
+                    self.kept_msgs.add(c.message.id)
+                    self.decided.add(c.message.id)
+                return
+        self.decided.add(hit.candidate.message.id)
+        tokens = header + sum(c.tokens for c in new)
+        self.dropped.append(
+            {"kind": "memory", "name": str(hit.candidate.message.id), "tokens": tokens}
+        )
+
     def fit_message(self, c: Candidate) -> None:
         if c.message.id in self.decided:
             return
@@ -215,11 +257,17 @@ def _collect_candidates(request: ContextRequest) -> tuple[list, dict, str]:
     return recent, found, warning
 
 
+def _memory_leg(request: ContextRequest, found: dict) -> MemoryLeg:
+    """The memory leg, past every message the other legs hold (its warning, if any, joins
+    the context's)."""
+    return legs.memory(request, held=set(found))
+
+
 def _is_memory(part: Part) -> bool:
     return part.kind == "document" and part.name == names.MEMORY
 
 
-def _fit(budget: _Budget, parts: list[Part], recent: list, found: dict) -> None:
+def _fit(budget: _Budget, parts: list[Part], recent: list, found: dict, leg: MemoryLeg) -> None:
     """Try every unit in budget priority order (module docstring)."""
     memory = next((i for i, p in enumerate(parts) if _is_memory(p)), None)
     if memory is not None:
@@ -244,6 +292,25 @@ def _fit(budget: _Budget, parts: list[Part], recent: list, found: dict) -> None:
         (c for c in found.values() if "relevance" in c.legs), key=lambda c: -(c.similarity or 0)
     ):
         budget.fit_message(c)
+    opened: set[int] = set()
+    for hit in leg.hits:
+        budget.fit_memory(hit, leg.windows[hit.window], opened)
+
+
+def _kept_windows(memory: MemoryLeg, kept: set) -> list[MemoryWindow]:
+    """The memory windows with what fitted of them, in time order."""
+    out = []
+    for window in memory.windows:
+        messages = [c for c in window.messages if c.message.id in kept]
+        if messages:
+            out.append(replace(window, messages=messages))
+    return sorted(
+        out, key=lambda w: (w.messages[0].message.created_at, str(w.messages[0].message.id))
+    )
+
+
+def _memory_required(memory: MemoryLeg) -> int:
+    return sum(w.tokens for w in memory.windows)
 
 
 def get_context(
@@ -254,9 +321,11 @@ def get_context(
     request = _build_request(agent, session, query, max_tokens)
     parts = _collect_parts(request)
     recent, found, warning = _collect_candidates(request)
+    memory = _memory_leg(request, found)
     required = sum(p.tokens for p in parts) + sum(c.tokens for c in found.values())
+    required += _memory_required(memory)
     budget = _Budget(request.max_tokens)
-    _fit(budget, parts, recent, found)
+    _fit(budget, parts, recent, found, memory)
     messages = [c for c in found.values() if c.message.id in budget.kept_msgs]
     messages.sort(key=lambda c: (c.message.created_at, str(c.message.id)))
     return Context(
@@ -266,5 +335,6 @@ def get_context(
         required_tokens=required,
         used_tokens=budget.used,
         dropped=budget.dropped,
-        warnings=budget.warnings + ([warning] if warning else []),
+        warnings=budget.warnings + [w for w in (warning, memory.warning) if w],
+        memory=_kept_windows(memory, budget.kept_msgs),
     )

@@ -1,12 +1,14 @@
 """What the context assembler works with: parts, candidate messages, the request."""
 
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Protocol
 
 from apps.agents.config import AgentConfig
 from apps.agents.models import Agent
 from apps.conversations.models import Message, Session
 from apps.facts.models import Fact
+from apps.search.ranking import LegRank
 
 
 @dataclass(frozen=True)
@@ -22,7 +24,7 @@ class ContextRequest:
 
 @dataclass
 class Part:
-    """One unit of the system part. kind: document | summary | learnings | fact."""
+    """One unit of the system part. kind: document | summary | recap | learnings | hints | fact."""
 
     kind: str
     name: str
@@ -34,7 +36,7 @@ class Part:
 
 @dataclass
 class Candidate:
-    """A message found by one or more legs (recency, salience, relevance)."""
+    """A message found by one or more legs (recency, salience, relevance, memory)."""
 
     message: Message
     legs: list[str] = field(default_factory=list)
@@ -42,6 +44,49 @@ class Candidate:
     tokens: int = 0
     content: str = ""
     truncated: bool = False
+    # Memory leg: a hit's rank and fused score in /search's hybrid ranking, and the search
+    # legs that found it; None for a message its context window brought.
+    rank: int | None = None
+    score: float | None = None
+    search_legs: dict[str, LegRank] | None = None
+
+
+@dataclass
+class MemoryHit:
+    """A memory-leg hit with its span: itself and the /search context window around it in
+    its session (search_context_before/after), session order, none another leg holds."""
+
+    candidate: Candidate
+    span: list[Candidate]
+    window: int  # index into MemoryLeg.windows
+
+
+@dataclass
+class MemoryWindow:
+    """The memory leg's messages of one merged /search context window: one run of one
+    session, under a header line naming the session and its date (counted in the budget)."""
+
+    session: Session
+    date: date
+    header: str
+    header_tokens: int
+    messages: list[Candidate]  # time order
+
+    @property
+    def rank(self) -> int:
+        """Its best hit's rank."""
+        return min(c.rank for c in self.messages if c.rank is not None)
+
+    @property
+    def tokens(self) -> int:
+        return self.header_tokens + sum(c.tokens for c in self.messages)
+
+
+@dataclass
+class MemoryLeg:
+    hits: list[MemoryHit] = field(default_factory=list)  # rank order
+    windows: list[MemoryWindow] = field(default_factory=list)
+    warning: str = ""
 
 
 class SystemProvider(Protocol):
