@@ -23,7 +23,9 @@ def search_status(request):
     for corpus in all_corpora():
         if corpus.embeds:
             counts = backlog(corpus=corpus.name, agent_id=request.auth.id)
-            tokens = token_backlog(corpus=corpus.name, agent_id=request.auth.id)
+            tokens = token_backlog(
+                corpus=corpus.name, agent_id=request.auth.id, embedded=counts.embedded
+            )
             corpora[corpus.name] = {"vectors": True, **_counts(counts), "token_states": tokens}
         else:
             corpora[corpus.name] = {"vectors": False, "embedded": 0, "stale": 0, "pending": 0,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.db import connection
-from django.db.models import Count, Q
+from django.db.models import Q
 
 from apps.providers.embeddings import (
     Embedder,
@@ -132,8 +132,14 @@ def states_load(corpus: Corpus, ids: Sequence, space: str) -> StoredStates:
     return StoredStates(ids=[to_python(pk) for pk, _n, _c in found], counts=counts, rows=rows)
 
 
-def token_backlog(*, corpus: str, agent_id: int | None = None) -> TokenBacklog | None:
-    """The corpus's token states for one agent (or all): None when it keeps none."""
+def token_backlog(
+    *, corpus: str, agent_id: int | None = None, embedded: int | None = None
+) -> TokenBacklog | None:
+    """The corpus's token states for one agent (or all): None when it keeps none.
+
+    `embedded` (rows with a current vector, as `embedding.backlog` counts them) spares
+    counting those again: the rows pending states are the embedded ones without them.
+    """
     c = get_corpus(corpus)
     if c.tokens is None:
         return None
@@ -143,8 +149,8 @@ def token_backlog(*, corpus: str, agent_id: int | None = None) -> TokenBacklog |
     qs = c.model._default_manager.filter(**{c.model_field: vector_label()})
     if agent_id is not None:
         qs = qs.filter(**{f"{c.agent_field}_id": agent_id})
+    if embedded is None:
+        embedded = qs.count()
     store = c.tokens
-    current = Q(**{f"{store.related_name}__{store.space_field}": space.label})
-    counts = qs.aggregate(stored=Count("pk", filter=current))
-    pending = qs.filter(missing(c, space.label)).count()
-    return TokenBacklog(corpus=c.name, space=space.label, stored=counts["stored"], pending=pending)
+    stored = qs.filter(**{f"{store.related_name}__{store.space_field}": space.label}).count()
+    return TokenBacklog(corpus=c.name, space=space.label, stored=stored, pending=embedded - stored)
