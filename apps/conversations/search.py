@@ -277,7 +277,9 @@ def _with_windows(agent: Agent, query: str, mode: str, fused: list[FusedHit]) ->
         if message is None:  # deleted between the legs and now
             continue
         prev, nxt = around[message.id]
-        windows.add([by_id[i] for i in reversed(prev)] + [message] + [by_id[i] for i in nxt])
+        # A neighbour deleted between the adjacency query and the load is left out.
+        before = [by_id[i] for i in reversed(prev) if i in by_id]
+        windows.add(before + [message] + [by_id[i] for i in nxt if i in by_id])
         hits.append((message, fh))
     kept, remap = windows.final()
     out_hits = [

@@ -96,7 +96,7 @@ def test_a_hit_comes_with_its_window_session_and_date(api, trip):
     ]
     hit = window["messages"][2]
     assert (hit["content"], hit["created_at"]) == (KEY, "2023-05-08T13:56:04Z")
-    assert sorted(hit["search_legs"]) == ["bm25", "neighbour", "vector"]
+    assert sorted(hit["search_legs"]) == ["bm25", "neighbour", "rerank", "vector"]
     assert (hit["search_legs"]["bm25"]["rank"], hit["search_legs"]["vector"]["rank"]) == (1, 1)
     texts = ["who feeds the cat", "the neighbour will", KEY, "thanks, see you"]
     tokens = count_tokens(header) + sum(count_tokens(t) for t in texts)
