@@ -96,16 +96,7 @@ def hybrid_search(
     for corpus, scope, bm25 in zip(corpora, scopes, keyword, strict=True):
         rankings.append(bm25)
         if corpus.embeds and embedded is not None:
-            rankings.append(
-                vector_search(
-                    corpus,
-                    agent_id=agent_id,
-                    vector=embedded.vector,
-                    limit=depth,
-                    queryset=scope.queryset,
-                    exact=scope.exact,
-                )
-            )
+            rankings.append(_vector_leg(corpus, scope, agent_id, embedded, depth))
     fused = rrf(*(r for r in rankings if r), k=ranking.rrf_k)
     around: Neighbours = {}
     if ranking.neighbour_weight > 0:
@@ -122,6 +113,17 @@ def _keyword_leg(corpus: Corpus, scope: Scope, agent_id: int, query: str, depth:
         return []
     return keyword_search(
         corpus, agent_id=agent_id, query=query, limit=depth, queryset=scope.queryset
+    )
+
+
+def _vector_leg(corpus: Corpus, scope: Scope, agent_id: int, embedded, depth: int):
+    return vector_search(
+        corpus,
+        agent_id=agent_id,
+        vector=embedded.vector,
+        limit=depth,
+        queryset=scope.queryset,
+        exact=scope.exact,
     )
 
 

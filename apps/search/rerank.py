@@ -87,17 +87,28 @@ def rerank_hits(
         return Reranked(hits=fused, error=error)
     if len(head) < 2:
         return Reranked(hits=fused)
-    around = neighbours(head, around or {})
     keys = [(h.corpus, h.object_id) for h in head]
+    scored, found = _scores(query, keys, neighbours(head, around or {}))
+    if not scored:
+        return Reranked(hits=fused)
+    rerank = np.zeros(len(head))
+    rerank[scored] = _z(found)
+    blend = _z(np.array([h.score for h in head])) + RERANK_WEIGHT * rerank
+    return Reranked(hits=_ordered(head, tail, blend, scored, found))
+
+
+def _scores(query: QueryEmbedding, keys: list, around: Neighbours) -> tuple[list[int], np.ndarray]:
+    """The candidates that have stored states (their positions) and their window MaxSim."""
     wanted = list(dict.fromkeys([*keys, *((k[0], n) for k in keys for n in around.get(k, []))]))
     best = _best_per_row(query.tokens, wanted, query.token_space)
     scored = [i for i, key in enumerate(keys) if key in best]
     if not scored:
-        return Reranked(hits=fused)
-    found = weighted(np.stack([_window(keys[i], best, around) for i in scored]))
-    rerank = np.zeros(len(head))
-    rerank[scored] = _z(found)
-    blend = _z(np.array([h.score for h in head])) + RERANK_WEIGHT * rerank
+        return [], np.zeros(0)
+    return scored, weighted(np.stack([_window(keys[i], best, around) for i in scored]))
+
+
+def _ordered(head, tail, blend: np.ndarray, scored: list[int], found: np.ndarray):
+    """The candidates by blend, with their rerank legs, then the tail one apart below."""
     legs = {
         scored[j]: LegRank(rank=r, score=float(found[j]))
         for r, j in enumerate(np.argsort(-found, kind="stable"), start=1)
@@ -116,7 +127,7 @@ def rerank_hits(
         FusedHit(object_id=h.object_id, score=floor - n, legs=h.legs, corpus=h.corpus)
         for n, h in enumerate(tail, start=1)
     ]
-    return Reranked(hits=out)
+    return out
 
 
 def _z(values: np.ndarray) -> np.ndarray:
