@@ -29,18 +29,10 @@ def _postgres_sql(corpus: Corpus, rows: Sequence[Model], before: int, after: int
     table, pk = corpus.table, corpus.pk_column
     session = corpus.model._meta.get_field(corpus.session_field)
     order = _fields(corpus)
-    cols = ", ".join(f"m.{f.column}" for f in order)
     ccols = ", ".join(f"c.{f.column}" for f in order)
     arrays = ", ".join(f"%s::{f.db_type(connection)}[]" for f in [session, *order])
     names = ", ".join(["s", *(f.column for f in order)])
-    sides = []
-    for side, op, direction, n in (("b", "<", "DESC", before), ("a", ">", "ASC", after)):
-        desc = ", ".join(f"m.{f.column} {direction}" for f in order)
-        sides.append(
-            f"(SELECT '{side}' AS side, m.{pk} AS id FROM {table} m "
-            f"WHERE m.{session.column} = c.s AND ({cols}) {op} ({ccols}) "
-            f"ORDER BY {desc} LIMIT {int(n)})"
-        )
+    sides = _sides(table, pk, session, "c.s", order, ccols, before, after)
     sql = (
         f"SELECT c.i, n.side, n.id FROM unnest({arrays}) WITH ORDINALITY AS c({names}, i) "
         f"CROSS JOIN LATERAL ({' UNION ALL '.join(sides)}) n"
@@ -56,16 +48,8 @@ def _postgres_ids_sql(corpus: Corpus, ids: Sequence, before: int, after: int):
     table, pk = corpus.table, corpus.pk_column
     session = corpus.model._meta.get_field(corpus.session_field)
     order = _fields(corpus)
-    cols = ", ".join(f"m.{f.column}" for f in order)
     ccols = ", ".join(f"c0.{f.column}" for f in order)
-    sides = []
-    for side, op, direction, n in (("b", "<", "DESC", before), ("a", ">", "ASC", after)):
-        desc = ", ".join(f"m.{f.column} {direction}" for f in order)
-        sides.append(
-            f"(SELECT '{side}' AS side, m.{pk} AS id FROM {table} m "
-            f"WHERE m.{session.column} = c0.{session.column} AND ({cols}) {op} ({ccols}) "
-            f"ORDER BY {desc} LIMIT {int(n)})"
-        )
+    sides = _sides(table, pk, session, f"c0.{session.column}", order, ccols, before, after)
     pk_type = corpus.model._meta.pk.db_type(connection)
     sql = (
         f"SELECT c.i, n.side, n.id FROM unnest(%s::{pk_type}[]) WITH ORDINALITY AS c(k, i) "
@@ -168,3 +152,18 @@ def neighbours(hits: Sequence[FusedHit], known: Neighbours) -> Neighbours:
         for key, found in derived.items():
             out.setdefault(key, found)
     return out
+
+
+def _sides(table, pk, session, current_session: str, order, ccols: str, before: int, after: int):
+    """The two LATERAL subqueries of the PostgreSQL plans: up to `before` rows before and
+    `after` rows after the current row (`ccols`) in its session, nearest first."""
+    cols = ", ".join(f"m.{f.column}" for f in order)
+    sides = []
+    for side, op, direction, n in (("b", "<", "DESC", before), ("a", ">", "ASC", after)):
+        desc = ", ".join(f"m.{f.column} {direction}" for f in order)
+        sides.append(
+            f"(SELECT '{side}' AS side, m.{pk} AS id FROM {table} m "
+            f"WHERE m.{session.column} = {current_session} AND ({cols}) {op} ({ccols}) "
+            f"ORDER BY {desc} LIMIT {int(n)})"
+        )
+    return sides
