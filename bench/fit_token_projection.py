@@ -33,6 +33,7 @@ import django  # noqa: E402
 django.setup()
 
 from locomo import DATA, sessions_of, turn_text  # noqa: E402
+from rank_collect import forward  # noqa: E402
 
 from apps.providers.embeddings.assets import TOKEN_PROJECTION_PATH, model_path  # noqa: E402
 from apps.providers.embeddings.minilm import SPECIAL_TOKENS, _runtime  # noqa: E402
@@ -44,13 +45,7 @@ def kept_states(texts: list[str], batch: int = 16) -> np.ndarray:
     runtime = _runtime(model_path(), 1)
     out = []
     for start in range(0, len(texts), batch):
-        enc = runtime.tokenizer.encode_batch(texts[start : start + batch])
-        ids = np.array([e.ids for e in enc], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
-        (hidden,) = runtime.session.run(
-            ["last_hidden_state"],
-            {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
-        )
+        hidden, enc, _mask = forward(runtime, texts[start : start + batch])
         for row, e in enumerate(enc):
             rows = [i for i, t in enumerate(e.tokens) if kept_token(t, SPECIAL_TOKENS)]
             x = hidden[row, rows].astype(np.float64)

@@ -79,6 +79,18 @@ def load(sample: dict, prefix: str) -> tuple[Agent, dict]:
     return agent, {m.id: m.metadata["dia_id"] for m in batch}
 
 
+def forward(runtime, texts: list[str]):
+    """MiniLM's last-layer states of a batch: (hidden, encodings, attention mask)."""
+    enc = runtime.tokenizer.encode_batch(texts)
+    ids = np.array([e.ids for e in enc], dtype=np.int64)
+    mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+    (hidden,) = runtime.session.run(
+        ["last_hidden_state"],
+        {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
+    )
+    return hidden, enc, mask
+
+
 def states(runtime, texts: list[str], batch: int = 16) -> list[tuple]:
     """Each text's raw last-layer states (tokens x 384, float16), its tokens, and its
     embedding (mean pooling over the tokens, unit length, from the float32 states)."""
@@ -86,13 +98,7 @@ def states(runtime, texts: list[str], batch: int = 16) -> list[tuple]:
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
     for start in range(0, len(order), batch):
         idx = order[start : start + batch]
-        enc = runtime.tokenizer.encode_batch([texts[i] for i in idx])
-        ids = np.array([e.ids for e in enc], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
-        (hidden,) = runtime.session.run(
-            ["last_hidden_state"],
-            {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
-        )
+        hidden, enc, mask = forward(runtime, [texts[i] for i in idx])
         for row, i in enumerate(idx):
             n = int(mask[row].sum())
             pooled = hidden[row, :n].mean(axis=0)

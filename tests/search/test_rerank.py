@@ -89,17 +89,21 @@ def test_a_reranked_list_is_a_reordering_of_the_fused_candidates(api, agent, cha
     assert (fused["degraded"], reranked["degraded"]) == ([], [])
 
 
-def test_the_stage_reorders_only_the_candidates_and_keeps_the_rest_below(agent, chat):
-    scope = [Scope("messages")]
-    fused = hybrid_search(agent_id=agent.id, query=WORDS_QUERY, scopes=scope, limit=10).hits
-
-    result = hybrid_search(
+def _words_search(agent, *, rerank_depth: int = 0):
+    """The words query over the messages, fused only or reranked this deep."""
+    return hybrid_search(
         agent_id=agent.id,
         query=WORDS_QUERY,
-        scopes=scope,
+        scopes=[Scope("messages")],
         limit=10,
-        ranking=Ranking(rerank_depth=4),
+        ranking=Ranking(rerank_depth=rerank_depth),
     )
+
+
+def test_the_stage_reorders_only_the_candidates_and_keeps_the_rest_below(agent, chat):
+    fused = _words_search(agent).hits
+
+    result = _words_search(agent, rerank_depth=4)
 
     head, tail = result.hits[:4], result.hits[4:]
     assert result.rerank_error == ""
@@ -113,17 +117,10 @@ def test_the_stage_reorders_only_the_candidates_and_keeps_the_rest_below(agent, 
 
 def test_candidates_without_stored_states_keep_their_fused_place(agent, chat):
     # given: no message has states yet (embedded before they were kept)
-    scope = [Scope("messages")]
-    fused = hybrid_search(agent_id=agent.id, query=WORDS_QUERY, scopes=scope, limit=10).hits
+    fused = _words_search(agent).hits
     MessageTokens.objects.all().delete()
 
-    result = hybrid_search(
-        agent_id=agent.id,
-        query=WORDS_QUERY,
-        scopes=scope,
-        limit=10,
-        ranking=Ranking(rerank_depth=50),
-    )
+    result = _words_search(agent, rerank_depth=50)
 
     # then: the fused order, no rerank leg, and no error (nothing is broken, just not there)
     assert [h.object_id for h in result.hits] == [h.object_id for h in fused]
@@ -133,16 +130,9 @@ def test_candidates_without_stored_states_keep_their_fused_place(agent, chat):
 
 def test_one_candidate_without_states_is_scored_as_the_candidates_mean(agent, chat):
     # given: the best word match has lost its states
-    scope = [Scope("messages")]
     MessageTokens.objects.filter(message__content=CHAT[1]).delete()
 
-    result = hybrid_search(
-        agent_id=agent.id,
-        query=WORDS_QUERY,
-        scopes=scope,
-        limit=10,
-        ranking=Ranking(rerank_depth=50),
-    )
+    result = _words_search(agent, rerank_depth=50)
 
     # then: it is still there, without a rerank leg; the others are ranked among themselves
     assert len(result.hits) == len(CHAT)
