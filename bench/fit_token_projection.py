@@ -45,9 +45,9 @@ def kept_states(texts: list[str], batch: int = 16) -> np.ndarray:
     runtime = _runtime(model_path(), 1)
     out = []
     for start in range(0, len(texts), batch):
-        hidden, enc, _mask = forward(runtime, texts[start : start + batch])
-        for row, e in enumerate(enc):
-            rows = [i for i, t in enumerate(e.tokens) if kept_token(t, SPECIAL_TOKENS)]
+        hidden, tokens, _mask = forward(runtime, texts[start : start + batch])
+        for row, text_tokens in enumerate(tokens):
+            rows = [i for i, t in enumerate(text_tokens) if kept_token(t, SPECIAL_TOKENS)]
             x = hidden[row, rows].astype(np.float64)
             out.append(x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12))
     return np.concatenate(out)

@@ -41,7 +41,7 @@ from locomo import DATA, evidence_ids, sessions_of, turn_text  # noqa: E402
 from apps.agents.models import Agent, Team  # noqa: E402
 from apps.conversations.models import Message, Session  # noqa: E402
 from apps.providers.embeddings.assets import model_path  # noqa: E402
-from apps.providers.embeddings.minilm import _runtime  # noqa: E402
+from apps.providers.embeddings.minilm import MiniLMEmbedder, _runtime  # noqa: E402
 from apps.search.legs import keyword_search  # noqa: E402
 
 DEPTH = 100
@@ -80,15 +80,10 @@ def load(sample: dict, prefix: str) -> tuple[Agent, dict]:
 
 
 def forward(runtime, texts: list[str]):
-    """MiniLM's last-layer states of a batch: (hidden, encodings, attention mask)."""
-    enc = runtime.tokenizer.encode_batch(texts)
-    ids = np.array([e.ids for e in enc], dtype=np.int64)
-    mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
-    (hidden,) = runtime.session.run(
-        ["last_hidden_state"],
-        {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
-    )
-    return hidden, enc, mask
+    """MiniLM's last-layer states of a batch, as the embedder computes them:
+    (hidden, each text's tokens, attention mask)."""
+    hidden, mask, tokens = MiniLMEmbedder()._forward(runtime, texts)
+    return hidden, tokens, mask
 
 
 def states(runtime, texts: list[str], batch: int = 16) -> list[tuple]:
@@ -98,12 +93,12 @@ def states(runtime, texts: list[str], batch: int = 16) -> list[tuple]:
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
     for start in range(0, len(order), batch):
         idx = order[start : start + batch]
-        hidden, enc, mask = forward(runtime, [texts[i] for i in idx])
+        hidden, tokens, mask = forward(runtime, [texts[i] for i in idx])
         for row, i in enumerate(idx):
             n = int(mask[row].sum())
             pooled = hidden[row, :n].mean(axis=0)
             pooled /= max(float(np.linalg.norm(pooled)), 1e-12)
-            out[i] = (hidden[row, :n].astype(np.float16), list(enc[row].tokens[:n]), pooled)
+            out[i] = (hidden[row, :n].astype(np.float16), list(tokens[row][:n]), pooled)
     return out
 
 
