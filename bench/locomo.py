@@ -18,8 +18,9 @@ dia_ids among the messages the context returns (the session's legs and the memor
 windows); with the mean tokens used and the client's p50/p95 latency. For the temporal
 questions whose answer names a date: how often that date is written in the context's
 messages, and in the gold messages it holds with their window's header (bench/_dates.py).
---context-only skips the /search modes; --context-settings '{"key": value}' PATCHes each
-agent's settings first.
+--rerank applies to it too (results keyed "context" and "context+rerank"; without --rerank,
+"context" at the agents' own settings). --context-only skips the /search modes;
+--context-settings '{"key": value}' PATCHes each agent's settings first.
 """
 
 import argparse
@@ -232,7 +233,7 @@ def context_recall(clients: list[Client], samples: list[dict], budgets: list[int
     """Evidence recall of get_context at each budget, overall and by category."""
     out = {}
     for budget in budgets:
-        rows = []
+        rows, load_before = [], os.getloadavg()[0]
         for c, sample in zip(clients, samples, strict=True):
             session = latest_session(sample)
             for qa in sample["qa"]:
@@ -243,6 +244,7 @@ def context_recall(clients: list[Client], samples: list[dict], budgets: list[int
                     del rows[-1]["answer"]
         out[str(budget)] = context_metrics(rows)
         a = out[str(budget)]["all"]
+        a["load"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
         cats = " ".join(
             f"{k}={v['recall']:.3f}" for k, v in out[str(budget)].items() if k.startswith("cat")
         )
@@ -253,7 +255,8 @@ def context_recall(clients: list[Client], samples: list[dict], budgets: list[int
             f"p50={a['p50_ms']:.1f}ms p95={a['p95_ms']:.1f}ms {cats} | temporal answers' "
             f"date written: {d['answer_date_shown']:.3f} (contents only "
             f"{d['in_contents_only']:.3f}, n={d['n']}); with the evidence "
-            f"{d['with_evidence']:.3f} (n={d['n_evidence_held']})",
+            f"{d['with_evidence']:.3f} (n={d['n_evidence_held']}) "
+            f"load {a['load'][0]:.2f}->{a['load'][1]:.2f}",
             flush=True,
         )
     return out
@@ -301,6 +304,7 @@ def main() -> None:
     p.add_argument("--context-only", action="store_true", help="no /search modes")
     p.add_argument("--context-dump", default="", help="write every /context answer here")
     p.add_argument("--context-settings", default="", help="JSON agent settings to PATCH first")
+    p.add_argument("--after-ingest", default="", help="a shell command run once all is embedded")
     args = p.parse_args()
 
     samples = json.loads(Path(args.data).read_text())
@@ -319,26 +323,33 @@ def main() -> None:
         for c, n in zip(clients, totals, strict=True):
             print("embedding status", wait_embedded(c, n), flush=True)
         print(f"embedded in {time.perf_counter() - t0:.1f}s", flush=True)
+    if args.after_ingest:  # e.g. VACUUM ANALYZE: the store as it is after its maintenance
+        subprocess.run(args.after_ingest, shell=True, check=True)  # noqa: S602
 
-    context, dump = None, ([] if args.context_dump else None)
+    passes = {"": [None], "off": [False], "on": [True], "both": [False, True]}[args.rerank]
+    contexts, dump = {}, ([] if args.context_dump else None)
     if args.context_budgets:
         if args.context_settings:
             for c in clients:
                 changes = {"settings": json.loads(args.context_settings)}
                 status, body, _ = c.call("PATCH", "/agent/settings", changes)
                 assert status == 200, (status, body)
-        print(f"load average {os.getloadavg()} before get_context", flush=True)
-        context = context_recall(clients, samples, context_budgets(args.context_budgets), dump)
-        print(f"load average {os.getloadavg()} after get_context", flush=True)
+        for rerank in passes:
+            if rerank is not None:
+                configure(clients, rerank, args.rerank_candidates)
+            label = {None: "context", False: "context", True: "context+rerank"}[rerank]
+            print(f"{label}: load average {os.getloadavg()} before", flush=True)
+            budgets = context_budgets(args.context_budgets)
+            contexts[label] = context_recall(clients, samples, budgets, dump)
+            print(f"{label}: load average {os.getloadavg()} after", flush=True)
         if dump is not None:
             Path(args.context_dump).write_text(json.dumps(dump))
     if args.context_only:
         if args.out:
-            Path(args.out).write_text(json.dumps({"context": context}, indent=2))
+            Path(args.out).write_text(json.dumps(contexts, indent=2))
         return
 
     results = {}
-    passes = {"": [None], "off": [False], "on": [True], "both": [False, True]}[args.rerank]
     for mode, rerank in [(m, r) for m in args.modes.split(",") for r in passes]:
         label = f"{mode}+rerank" if rerank else mode
         if rerank is not None:
@@ -397,8 +408,7 @@ def main() -> None:
                 f"   {cat} n={m['n']} R@5={m['R@5']:.3f} R@10={m['R@10']:.3f} "
                 f"R@20={m['R@20']:.3f} S@10={m['S@10']:.3f} MRR={m['MRR']:.3f}"
             )
-    if context is not None:
-        results["context"] = context
+    results.update(contexts)
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=2))
 

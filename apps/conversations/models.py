@@ -7,6 +7,7 @@ from django.utils import timezone
 from apps.agents.models import Agent
 from apps.core.fields import VectorField
 from apps.providers.embeddings import EMBEDDING_DIMENSIONS
+from apps.search.models import TokenStates
 
 
 class Session(models.Model):
@@ -182,18 +183,12 @@ class Message(models.Model):
         return f"{self.role}: {self.content[:60]}"
 
 
-class MessageTokens(models.Model):
-    """A message's token states, kept when it is embedded, for reranking without a model run
-    (docs/search.md, "Reranking"): one int8 row of the embedder's token space per kept token.
-    Deleted with its message."""
+class MessageTokens(TokenStates):
+    """A message's token states (apps/search/models.py). Deleted with its message."""
 
     message = models.OneToOneField(
         Message, primary_key=True, on_delete=models.CASCADE, related_name="token_states"
     )
-    # The embedder's token space ("model/projection@int8"): states of another are stale.
-    space = models.CharField(max_length=100)
-    count = models.PositiveSmallIntegerField()  # tokens (rows of codes)
-    codes = models.BinaryField()  # count x dims int8, row-major
 
     class Meta:
         verbose_name_plural = "message tokens"

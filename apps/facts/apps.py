@@ -20,8 +20,8 @@ class FactsConfig(AppConfig):
     label = "facts"
 
     def ready(self) -> None:
-        from apps.facts.models import Category, Fact
-        from apps.search.corpora import Corpus, register
+        from apps.facts.models import Category, Fact, FactTokens
+        from apps.search.corpora import Corpus, TokenStore, register
 
         register(
             Corpus(
@@ -33,6 +33,7 @@ class FactsConfig(AppConfig):
                 kind_field="category",
                 select_related=("category",),
                 render=render_fact,
+                tokens=TokenStore(model=FactTokens, owner_field="fact"),
             )
         )
         # Category names are embedded for auto-categorisation and recall tier 1 and compared

@@ -5,6 +5,7 @@ from django.utils import timezone
 from apps.agents.models import Agent
 from apps.core.fields import VectorField
 from apps.providers.embeddings import EMBEDDING_DIMENSIONS
+from apps.search.models import TokenStates
 
 GENERAL = "general"
 
@@ -115,6 +116,21 @@ class Fact(models.Model):
 
     def __str__(self) -> str:
         return f"{self.category_id}/{self.key}"
+
+
+class FactTokens(TokenStates):
+    """A fact version's token states (apps/search/models.py), for reranking in memory search.
+    Deleted with its fact."""
+
+    fact = models.OneToOneField(
+        Fact, primary_key=True, on_delete=models.CASCADE, related_name="token_states"
+    )
+
+    class Meta:
+        verbose_name_plural = "fact tokens"
+
+    def __str__(self) -> str:
+        return f"tokens {self.fact_id}"
 
 
 class FactVersion(models.Model):

@@ -18,8 +18,8 @@ class LifecycleConfig(AppConfig):
     label = "lifecycle"
 
     def ready(self) -> None:
-        from apps.lifecycle.models import HistoryEntry
-        from apps.search.corpora import Corpus, register
+        from apps.lifecycle.models import HistoryEntry, HistoryEntryTokens
+        from apps.search.corpora import Corpus, TokenStore, register
 
         # Seed 004's HISTORY: grep is substring (selectors.history_page); memory_search
         # also finds entries by BM25 and by meaning.
@@ -34,5 +34,6 @@ class LifecycleConfig(AppConfig):
                 kind_field="kind",
                 order_fields=("created_at", "id"),
                 render=render_history,
+                tokens=TokenStore(model=HistoryEntryTokens, owner_field="entry"),
             )
         )

@@ -8,6 +8,7 @@ from django.utils import timezone
 from apps.agents.models import Agent
 from apps.core.fields import VectorField
 from apps.providers.embeddings import EMBEDDING_DIMENSIONS
+from apps.search.models import TokenStates
 
 
 class RunKind(models.TextChoices):
@@ -142,6 +143,21 @@ class HistoryEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.kind}"
+
+
+class HistoryEntryTokens(TokenStates):
+    """A history entry's token states (apps/search/models.py), for reranking in memory
+    search. Deleted with its entry."""
+
+    entry = models.OneToOneField(
+        HistoryEntry, primary_key=True, on_delete=models.CASCADE, related_name="token_states"
+    )
+
+    class Meta:
+        verbose_name_plural = "history entry tokens"
+
+    def __str__(self) -> str:
+        return f"tokens {self.entry_id}"
 
 
 class Lease(models.Model):

@@ -34,11 +34,14 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Embedding:
-    """One text's vector and its label, or the error that stopped it (vector None)."""
+    """One text's vector and its label, or the error that stopped it (vector None); with
+    its token codes and their space when the corpus keeps token states."""
 
     vector: np.ndarray | None
     model: str
     error: str
+    codes: np.ndarray | None = None
+    space: str = ""
 
 
 @dataclass(frozen=True)
@@ -104,15 +107,33 @@ def schedule_embedding(*, corpus: str, ids: Sequence) -> None:
         transaction.on_commit(lambda: send_or_defer(send, what=f"embedding {corpus}"))
 
 
-def embed_text(text: str) -> Embedding:
+def embed_text(text: str, *, corpus: str | None = None) -> Embedding:
     """Embed one document text now (never inside a transaction): for writes that need the
-    vector before they commit, such as deduplication. Failures come back as the error."""
+    vector before they commit, such as deduplication. With the `corpus` it is for, its token
+    states too when that corpus keeps them. Failures come back as the error."""
     try:
         embedder = get_embedder()
+        space = token_space(get_corpus(corpus), embedder) if corpus else None
+        if space is not None and space.label:
+            _check_dimensions(embedder)
+            [found] = embedder.embed_with_tokens([text])
+            vector = np.asarray(found.vector, dtype=np.float32)
+            return Embedding(vector, vector_label(embedder), "", found.codes, space.label)
         vector = _embed_checked(embedder, [text])[0]
     except EmbeddingError as exc:
         return Embedding(vector=None, model="", error=str(exc)[:2000] or "embedding failed")
     return Embedding(vector=vector, model=vector_label(embedder), error="")
+
+
+def states_replace(*, corpus: str, pk, emb: Embedding) -> None:
+    """Inside the write that gives a row `emb`'s text: its token states become `emb`'s, or
+    none (the embedding pipeline's backfill then makes them), never the old text's."""
+    c = get_corpus(corpus)
+    if c.tokens is None:
+        return
+    c.tokens.model._default_manager.filter(**{c.tokens.owner_field: pk}).delete()
+    if emb.vector is not None and emb.codes is not None:
+        states_write(c, [(pk, emb.codes)], emb.space)
 
 
 def _embed_checked(embedder, texts: list[str]) -> list[np.ndarray]:

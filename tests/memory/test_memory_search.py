@@ -24,7 +24,7 @@ def test_one_ranked_list_says_where_each_hit_came_from(api, agent):
         ("fact", f"skills/{fact.fact.key}"),
     ]
     fact_hit = next(i for i in items if i["source"] == "fact")
-    assert sorted(fact_hit["legs"]) == ["bm25", "vector"]
+    assert sorted(fact_hit["legs"]) == ["bm25", "rerank", "vector"]  # the only one with states
     assert items[0]["source"] == "fact"  # found by two legs, so it fuses highest
     assert [i["score"] for i in items] == sorted((i["score"] for i in items), reverse=True)
 

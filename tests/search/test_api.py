@@ -235,14 +235,15 @@ def test_status_counts_pending_failed_embedded(api, other_api, session, embed_no
     states = {"space": "fake-hash/words32@int8", "stored": 2, "pending": 0, "error": ""}
     messages = {"embedded": 2, "stale": 0, "pending": 1, "failed": 1, "token_states": states}
     none = {"embedded": 0, "stale": 0, "pending": 0, "failed": 0, "token_states": None}
+    no_rows = {**none, "token_states": {**states, "stored": 0}}  # keeps states, has no rows
     assert r.json() == {
         "model": "fake-hash@384", **messages,
         "corpora": {
             "categories": {"vectors": True, **none},
             "entries": {"vectors": False, **none},
             "errors": {"vectors": True, **none},
-            "facts": {"vectors": True, **none},
-            "history": {"vectors": True, **none},
+            "facts": {"vectors": True, **no_rows},
+            "history": {"vectors": True, **no_rows},
             "learnings": {"vectors": False, **none},
             "messages": {"vectors": True, **messages},
         },

@@ -65,12 +65,13 @@ def test_status_counts_every_corpus_for_the_calling_agent(settings, api, other_a
         "categories": {"vectors": True, **NONE, "failed": 1},  # "profile"'s name
         "entries": {"vectors": False, **NONE},
         "errors": {"vectors": True, **NONE},
-        "facts": {"vectors": True, **NONE, "failed": 1},
-        "history": {"vectors": True, **NONE},
+        "facts": {"vectors": True, **NONE, "failed": 1, "token_states": no_states},
+        "history": {"vectors": True, **NONE, "token_states": no_states},
         "learnings": {"vectors": False, **NONE},
         "messages": {"vectors": True, **NONE, "pending": 1, "token_states": no_states},
     }
-    assert other_api.get("/search/status").json()["corpora"]["facts"] == {"vectors": True, **NONE}
+    theirs = other_api.get("/search/status").json()["corpora"]["facts"]
+    assert theirs == {"vectors": True, **NONE, "token_states": no_states}
 
 
 @pytest.mark.django_db

@@ -18,6 +18,7 @@ pytestmark = pytest.mark.django_db
 
 SPACE = f"fake-hash/words{TOKEN_DIMS}@int8"
 NO_EMBEDDER_STATES = {"space": "", "stored": 0, "pending": 0, "error": ""}
+NO_ROWS_STATES = {"space": SPACE, "stored": 0, "pending": 0, "error": ""}
 
 
 def _codes(row: MessageTokens) -> np.ndarray:
@@ -113,7 +114,9 @@ def test_status_counts_per_agent_and_ignores_rows_without_vectors(
     assert (mine["embedded"], mine["pending"]) == (2, 1)
     assert mine["token_states"] == {"space": SPACE, "stored": 2, "pending": 0, "error": ""}
     assert theirs["token_states"] == {"space": SPACE, "stored": 0, "pending": 0, "error": ""}
-    assert mine["corpora"]["facts"]["token_states"] is None
+    assert mine["corpora"]["facts"]["token_states"] == NO_ROWS_STATES
+    assert mine["corpora"]["history"]["token_states"] == NO_ROWS_STATES
+    assert mine["corpora"]["errors"]["token_states"] is None  # errors keep no states
 
 
 def test_an_embedder_without_token_states_keeps_none(settings, api, session, llm_server):

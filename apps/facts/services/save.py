@@ -88,7 +88,7 @@ def fact_prepare(
         importance = clean_importance(importance, 0.0, loc=["body", "importance"])
     if source not in Source.values:
         raise InvalidInput(f"unknown source '{source}'", loc=["body", "source"])
-    emb = embed_text(value)
+    emb = embed_text(value, corpus="facts")
     # The category this save would land in today; fact_write decides again under the lock.
     landing = category or auto_category_name(agent, emb.vector)
     return FactDraft(

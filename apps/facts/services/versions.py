@@ -22,7 +22,7 @@ from apps.facts.services.validation import (
     clean_key,
     clean_value,
 )
-from apps.search.embedding import Embedding, embed_text, schedule_embedding
+from apps.search.embedding import Embedding, embed_text, schedule_embedding, states_replace
 
 
 def add_version(fact: Fact, *, old: str, new: str, by: str, reason: str, at: datetime) -> None:
@@ -61,6 +61,7 @@ def change_value(
         ]
     )
     add_version(fact, old=old, new=value, by=by, reason=reason, at=now)
+    states_replace(corpus="facts", pk=fact.pk, emb=emb)
     if emb.vector is None:
         schedule_embedding(corpus="facts", ids=[fact.pk])
     return fact
@@ -102,7 +103,7 @@ def fact_update(
         importance = clean_importance(importance, 0.0, loc=["body", "importance"])
     # Computed before the transaction: a changed value's vector, a new category's.
     changed = value is not None and value != fact.value
-    emb = embed_text(value) if changed and embed_now else None
+    emb = embed_text(value, corpus="facts") if changed and embed_now else None
     names = category_vectors(agent=agent, names=[category]) if category is not None else {}
     with transaction.atomic():
         fact = _locked(agent, fact)
@@ -152,7 +153,7 @@ def fact_supersede(
 ) -> Fact:
     """Close `fact` (valid_to = now) and start its successor with the same category and key."""
     value = clean_value(agent, value, loc=["body", "value"])
-    emb = embed_text(value)
+    emb = embed_text(value, corpus="facts")
     with transaction.atomic():
         fact = _locked(agent, fact)
         if fact.valid_to is not None:
@@ -208,6 +209,7 @@ def fact_insert(
     )
     fact.salience = fact_salience(fact, config=agent.config, now=now)
     fact.save()
+    states_replace(corpus="facts", pk=fact.pk, emb=emb)
     if emb.vector is None:
         schedule_embedding(corpus="facts", ids=[fact.pk])
     return fact
