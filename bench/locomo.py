@@ -324,7 +324,7 @@ def main() -> None:
             print("embedding status", wait_embedded(c, n), flush=True)
         print(f"embedded in {time.perf_counter() - t0:.1f}s", flush=True)
     if args.after_ingest:  # e.g. VACUUM ANALYZE: the store as it is after its maintenance
-        subprocess.run(args.after_ingest, shell=True, check=True)  # noqa: S602
+        subprocess.run(args.after_ingest, shell=True, check=True)
 
     passes = {"": [None], "off": [False], "on": [True], "both": [False, True]}[args.rerank]
     contexts, dump = {}, ([] if args.context_dump else None)
