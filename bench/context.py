@@ -266,7 +266,7 @@ def time_legs(agent: Agent, sessions: list[Session], n: int) -> None:
         "recency leg (working memory)": legs.recency,
         "documents": providers.workspace_documents,
         "learnings": providers.active_learnings,
-        "error hints": providers.error_hints,
+        "error hints": providers.failure_hints,
         "summary": providers.rolling_summary,
     }
     totals = dict.fromkeys(steps, 0.0)

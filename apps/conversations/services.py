@@ -103,7 +103,7 @@ def message_bytes(content: str | None, tool_calls: list | None) -> int:
 
 
 @transaction.atomic
-def session_reset(*, session: Session) -> ResetResult:
+def session_clear(*, session: Session) -> ResetResult:
     """Seed 000's /reset: delete the messages, markers and session meta; the rolling summary
     stays. apps.lifecycle consolidates (and archives what it must) before calling this."""
     deleted = _delete_messages(session)
@@ -312,21 +312,25 @@ def flush_cursor_write(*, session: Session, cursor: Cursor, expected: Cursor | N
         return _swap_cursor(_locked_meta(session), "flush_cursor", cursor, expected)
 
 
-def session_compact(
-    *,
-    session: Session,
-    prefix: Sequence[Message],
-    cutoff_at: datetime,
-    expected_start_at: datetime | None,
-    archive_name: str,
-    archived_at: datetime,
+@dataclass(frozen=True)
+class WindowCut:
+    """Where a compaction cuts the hot part: `prefix` leaves it, and start_at moves to
+    `cutoff_at` (the first message kept) if it is still `expected_start_at`."""
+
+    prefix: Sequence[Message]
+    cutoff_at: datetime
+    expected_start_at: datetime | None
+
+
+def compact_marker_add(
+    *, session: Session, cut: WindowCut, archive_name: str, archived_at: datetime
 ) -> CompactMarker | None:
-    """Move start_at to `cutoff_at` and append a compact marker for `prefix` (the messages
-    that left the hot part), if start_at is still `expected_start_at`; None otherwise.
-    No message is deleted. Atomic."""
+    """Move start_at to the cut and append a compact marker for its prefix, if start_at is
+    still what the cut expects; None otherwise. No message is deleted. Atomic."""
+    prefix, cutoff_at = cut.prefix, cut.cutoff_at
     with transaction.atomic():
         meta = _locked_meta(session)
-        if meta.start_at != expected_start_at:
+        if meta.start_at != cut.expected_start_at:
             return None
         hot = Message.objects.filter(session=session, created_at__gte=cutoff_at)
         meta.start_at = cutoff_at

@@ -285,7 +285,7 @@ MEMORYHUB_CONTEXT_PROVIDERS = [
     "apps.memory.context.providers.rolling_summary",
     "apps.memory.context.providers.consolidation_recap",
     "apps.memory.context.providers.active_learnings",
-    "apps.memory.context.providers.error_hints",
+    "apps.memory.context.providers.failure_hints",
     "apps.memory.context.providers.salient_facts",
     "apps.memory.context.providers.relevant_facts",
 ]

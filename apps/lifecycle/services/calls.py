@@ -181,3 +181,13 @@ def fit_prompt(
         cut["messages"] = {"given": len(messages), "sent": len(taken)}
     fits = messages_tokens(prompt) <= budget
     return Fitted(prompt, len(taken), reference, cut, fits, bare=build("", []))
+
+
+def fit_chunk(fit: Callable[[list], Fitted], messages: list) -> tuple[list, Fitted]:
+    """The longest head of `messages` whose prompt, `fit(head)`, carries all of it (the rest
+    waits for the next chunk), and that prompt."""
+    while True:
+        fitted = fit(messages)
+        if fitted.count >= len(messages):
+            return messages, fitted
+        messages = messages[: fitted.count]

@@ -1,12 +1,14 @@
-"""Small pieces every lifecycle step shares: deadlines, chunks, skipped runs."""
+"""Small pieces every lifecycle step shares: deadlines, chunks, the run log, skipped runs."""
 
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import QuerySet
 
 from apps.agents.locks import lock_agent
+from apps.agents.models import Agent
 from apps.conversations.models import Session
 from apps.lifecycle.models import Run, RunStatus, Trigger
 from apps.lifecycle.services.runs import run_record
@@ -70,19 +72,30 @@ class Skip:
     error: str = ""
 
 
-def skipped(agent, session, kind: str, trigger: str, skip: Skip) -> list[Run]:
-    """A "skipped" run for a caller who asked (API, reset, context); nothing for the beat or
-    an automatic trigger, whose no-ops would only fill the log."""
-    if trigger not in ASKED:
-        return []
-    return [
-        run_record(
-            agent=agent,
-            session=session,
-            kind=kind,
-            trigger=trigger,
-            status=RunStatus.SKIPPED,
-            reason=skip.reason,
-            error=skip.error,
+@dataclass(frozen=True)
+class RunLog:
+    """Whose runs a step records: one agent, its session (None: MEMORY.md's own), the kind
+    and the trigger."""
+
+    agent: Agent
+    session: Session | None
+    kind: str
+    trigger: str
+
+    def record(self, *, status: str, **fields: Any) -> Run:
+        """One Run row of this agent, session, kind and trigger (runs.run_record)."""
+        return run_record(
+            agent=self.agent,
+            session=self.session,
+            kind=self.kind,
+            trigger=self.trigger,
+            status=status,
+            **fields,
         )
-    ]
+
+    def skip(self, skip: Skip) -> list[Run]:
+        """A "skipped" run for a caller who asked (API, reset, context); nothing for the beat
+        or an automatic trigger, whose no-ops would only fill the log."""
+        if self.trigger not in ASKED:
+            return []
+        return [self.record(status=RunStatus.SKIPPED, reason=skip.reason, error=skip.error)]

@@ -16,38 +16,24 @@ the next trigger or beat tries again.
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from typing import ClassVar
 
-from django.db import transaction
 from django.utils import timezone
 
 from apps.conversations import selectors as conv
-from apps.conversations import services as conv_services
 from apps.conversations.models import Message, Session, SessionMeta
-from apps.conversations.services import Cursor
+from apps.conversations.services import Cursor, WindowCut, compact_marker_add
 from apps.entries.services import archive_name_free, entry_archive_add
-from apps.lifecycle.models import Run, RunKind, RunStatus, Trigger
+from apps.lifecycle.models import Run, RunKind, Trigger
 from apps.lifecycle.services import boundaries
-from apps.lifecycle.services.calls import (
-    ARCHIVE_SCHEMA,
-    call_seconds,
-    output_tokens,
-    run_lease_ttl,
-)
-from apps.lifecycle.services.common import Skip, Superseded, lock_session, skipped
+from apps.lifecycle.services.calls import ARCHIVE_SCHEMA, call_seconds, output_tokens
+from apps.lifecycle.services.common import RunLog, Skip, Superseded
 from apps.lifecycle.services.echo import Instructions
 from apps.lifecycle.services.extractive import extractive_digest, extractive_lines
 from apps.lifecycle.services.flush import session_flush
-from apps.lifecycle.services.leases import lease_acquire, lease_release
 from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import archive_prompt
-from apps.lifecycle.services.runs import (
-    MessageRange,
-    fallback_reason,
-    range_key,
-    run_applied,
-    run_record,
-)
+from apps.lifecycle.services.step import LeaseTerms, LifecycleStep, Recorder, run_once
 from apps.lifecycle.services.summary import session_summarize
 from apps.providers.llm.budget import messages_tokens, prompt_budget
 from apps.providers.llm.jsonparse import parse_llm_json_tiered
@@ -82,21 +68,27 @@ def _cut(session: Session, hot: list[Message], keep_last: int | None, trigger: s
 
 @dataclass(frozen=True)
 class _Plan:
-    """What a compaction will do: archive `prefix`, and move start_at from `start_at` to
-    `cutoff_at` (the first message kept)."""
+    """What a compaction will do: archive the cut's prefix, and move start_at past it."""
 
-    start_at: datetime | None
-    prefix: list[Message]
-    cutoff_at: datetime
-    key: str
+    cut: WindowCut
+
+    @property
+    def messages(self) -> list[Message]:
+        return list(self.cut.prefix)
+
+    @property
+    def details(self) -> dict:
+        return {}
 
 
 @dataclass(frozen=True)
 class _Archive:
     text: str
     answer: Answer
-    by_llm: bool
+    by_model: bool
     tier: int | None = None  # the JSON parse tier that read the answer; None: prose or none
+    why: str = ""  # a fallback's reason is the answer's own
+    failure: str = ""  # the extractive lines stand in for any answer
 
 
 def _archive_text(session: Session, prefix: list[Message], deadline, trigger: str) -> _Archive:
@@ -150,50 +142,6 @@ def _archive_answer(answer) -> tuple[str, int | None]:
     return ("", None) if parsed else (answer.text.strip(), None)
 
 
-def _write(session: Session, trigger: str, plan: _Plan, archive: _Archive) -> Run:
-    agent = session.agent
-    with transaction.atomic():
-        lock_session(session)
-        if run_applied(agent=agent, key=plan.key) is not None:
-            raise Superseded
-        name = archive_name_free(agent=agent, prefix=archive_prefix(session))
-        entry_archive_add(
-            agent=agent,
-            name=name,
-            content=archive.text,
-            changed_by="compaction",
-            detail=f"session {session.key}: {len(plan.prefix)} messages",
-        )
-        marker = conv_services.session_compact(
-            session=session,
-            prefix=plan.prefix,
-            cutoff_at=plan.cutoff_at,
-            expected_start_at=plan.start_at,
-            archive_name=name,
-            archived_at=timezone.now(),
-        )
-        if marker is None:
-            raise Superseded  # another compaction moved start_at first: undo the archive
-        return run_record(
-            agent=agent,
-            session=session,
-            kind=RunKind.COMPACT,
-            trigger=trigger,
-            status=RunStatus.OK if archive.by_llm else RunStatus.FALLBACK,
-            reason="" if archive.by_llm else fallback_reason(archive.answer),
-            answer=archive.answer,
-            tier=archive.tier,
-            rng=MessageRange.of(plan.prefix),
-            key=plan.key,
-            details={
-                "archive_name": name,
-                "marker_id": marker.pk,
-                "start_at": plan.cutoff_at.isoformat(),
-                "bytes": marker.bytes,
-            },
-        )
-
-
 def _hot(session: Session, keep_last: int | None, trigger: str):
     """The session's meta, its hot messages in order, and where a compaction would cut
     them before any extraction is taken into account."""
@@ -236,10 +184,8 @@ def _plan(session: Session, keep_last: int | None, trigger: str) -> _Plan | Skip
         return Skip("not_extracted")
     ids = [m.pk for m in hot[:cut]]
     prefix = list(conv.session_messages(session=session).filter(pk__in=ids))
-    rng = MessageRange.of(prefix)
-    key = range_key(agent_id=session.agent_id, session_id=session.pk, kind=RunKind.COMPACT, rng=rng)
     start_at = meta.start_at if meta is not None else None
-    return _Plan(start_at=start_at, prefix=prefix, cutoff_at=hot[cut].created_at, key=key)
+    return _Plan(WindowCut(prefix, cutoff_at=hot[cut].created_at, expected_start_at=start_at))
 
 
 def _extract_first(session: Session, keep_last, trigger: str, deadline) -> list[Run]:
@@ -257,36 +203,57 @@ def _extract_first(session: Session, keep_last, trigger: str, deadline) -> list[
     )
 
 
+@dataclass(frozen=True)
+class _Compaction(LifecycleStep[_Plan, _Archive]):
+    """Seeds 000 and 003: the oldest part of the hot history into an archive entry."""
+
+    keep_last: int | None = None
+    already_applied: ClassVar[Skip | None] = Skip("already_applied")
+
+    def plan(self) -> _Plan | Skip:
+        return _plan(self.session, self.keep_last, self.log.trigger)
+
+    def prepare(self, plan: _Plan) -> _Archive:
+        return _archive_text(self.session, plan.messages, self.deadline, self.log.trigger)
+
+    def write(self, plan: _Plan, made: _Archive, run: Run) -> dict:
+        session, agent, prefix = self.session, self.session.agent, plan.cut.prefix
+        name = archive_name_free(agent=agent, prefix=archive_prefix(session))
+        entry_archive_add(
+            agent=agent,
+            name=name,
+            content=made.text,
+            changed_by="compaction",
+            detail=f"session {session.key}: {len(prefix)} messages",
+        )
+        now = timezone.now()
+        marker = compact_marker_add(
+            session=session, cut=plan.cut, archive_name=name, archived_at=now
+        )
+        if marker is None:
+            raise Superseded  # another compaction moved start_at first: undo the archive
+        start_at = plan.cut.cutoff_at.isoformat()
+        return {
+            "archive_name": name,
+            "marker_id": marker.pk,
+            "start_at": start_at,
+            "bytes": marker.bytes,
+        }
+
+    def superseded(self, record: Recorder) -> Skip:
+        return Skip("superseded")
+
+
 def session_compact(
     *, session: Session, trigger: str, keep_last: int | None = None, deadline: float | None = None
 ) -> list[Run]:
     """Compact the session if it is over max_history_bytes (always on demand, or keeping
     the last `keep_last` messages for a write-then-compact), extracting the facts of what
     it archives first. Returns the runs: extraction, then compaction."""
-    agent = session.agent
     runs = _extract_first(session, keep_last, trigger, deadline)
-    ttl = run_lease_ttl(agent.config, trigger=trigger, deadline=deadline)
-    held = lease_acquire(name=f"compact:{session.pk}", ttl=ttl)
-    if held is None:
-        return runs + skipped(agent, session, RunKind.COMPACT, trigger, Skip("busy"))
-    try:
-        return runs + _compact(session, keep_last, trigger, deadline)
-    finally:
-        lease_release(held)
-
-
-def _compact(session: Session, keep_last: int | None, trigger: str, deadline) -> list[Run]:
-    agent = session.agent
-    plan = _plan(session, keep_last, trigger)
-    if isinstance(plan, Skip):
-        return skipped(agent, session, RunKind.COMPACT, trigger, plan)
-    if run_applied(agent=agent, key=plan.key) is not None:
-        return skipped(agent, session, RunKind.COMPACT, trigger, Skip("already_applied"))
-    archive = _archive_text(session, plan.prefix, deadline, trigger)
-    try:
-        return [_write(session, trigger, plan, archive)]
-    except Superseded:
-        return skipped(agent, session, RunKind.COMPACT, trigger, Skip("superseded"))
+    log = RunLog(session.agent, session, RunKind.COMPACT, trigger)
+    lease = LeaseTerms.of(log, f"compact:{session.pk}", deadline=deadline)
+    return runs + run_once(_Compaction(log, deadline, keep_last=keep_last), lease)
 
 
 def session_write_then_compact(
@@ -298,7 +265,7 @@ def session_write_then_compact(
     keep = session.agent.config.compact_keep_last
     hot = list(conv.hot_messages(session=session).order_by("created_at", "id").only(*TURN_FIELDS))
     if not boundaries.cut_keep_last([boundaries.Turn.of(m) for m in hot], keep=keep):
-        return skipped(session.agent, session, RunKind.COMPACT, trigger, Skip("nothing_to_do"))
+        return RunLog(session.agent, session, RunKind.COMPACT, trigger).skip(Skip("nothing_to_do"))
     runs = session_compact(session=session, trigger=trigger, keep_last=keep, deadline=deadline)
     runs += session_summarize(session=session, trigger=trigger, deadline=deadline)
     return runs

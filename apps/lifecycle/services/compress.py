@@ -26,20 +26,13 @@ from apps.lifecycle.services.calls import (
     call_seconds,
     compression_tokens,
     fit_prompt,
-    run_lease_ttl,
 )
-from apps.lifecycle.services.common import Skip, skipped
-from apps.lifecycle.services.consolidation import Busy
+from apps.lifecycle.services.common import RunLog, Skip
 from apps.lifecycle.services.echo import Instructions
-from apps.lifecycle.services.leases import (
-    Held,
-    agent_lease,
-    lease_acquire,
-    lease_release,
-    lease_wait,
-)
+from apps.lifecycle.services.leases import agent_lease
 from apps.lifecycle.services.llm import Answer, ask
-from apps.lifecycle.services.runs import fallback_reason, run_record
+from apps.lifecycle.services.runs import fallback_reason
+from apps.lifecycle.services.step import LeaseTerms, run_leased
 from apps.providers.llm import ChatMessage
 from apps.providers.llm.jsonparse import parse_llm_json_tiered
 
@@ -124,9 +117,10 @@ def _call(agent: Agent, memory: str, trigger: str) -> _Proposal:
     return _Proposal(answer, text, parsed.tier)
 
 
-def _write(agent: Agent, trigger: str, memory: str, proposal: _Proposal) -> Run:
+def _write(log: RunLog, memory: str, proposal: _Proposal) -> Run:
     """Under the agent's lock: the proposal if it is usable and MEMORY.md is still what the
     model was shown; the run either way."""
+    agent = log.agent
     details = {
         "memory": "unchanged",
         "bytes_before": _size(memory),
@@ -143,25 +137,9 @@ def _write(agent: Agent, trigger: str, memory: str, proposal: _Proposal) -> Run:
             status, reason = RunStatus.SKIPPED, "superseded"
             details["memory"] = "conflict"
         else:
-            entry = entry_put(
-                agent=agent,
-                name=names.MEMORY,
-                content=proposal.memory,
-                changed_by=COMPRESSOR,
-                reason=f"compressed: over {agent.config.max_memory_bytes} bytes",
-            )
+            details.update(_replace_memory(agent, proposal.memory))
             status, reason = RunStatus.OK, ""
-            version = EntryChange.objects.filter(entry=entry).order_by("-id").first()
-            details.update(
-                memory="updated",
-                bytes_after=_size(proposal.memory),
-                previous_version=version.pk,  # the EntryChange holding the text it replaced
-            )
-        return run_record(
-            agent=agent,
-            session=None,
-            kind=RunKind.COMPRESS,
-            trigger=trigger,
+        return log.record(
             status=status,
             reason=reason,
             answer=proposal.answer,
@@ -170,10 +148,18 @@ def _write(agent: Agent, trigger: str, memory: str, proposal: _Proposal) -> Run:
         )
 
 
-def _take_lease(agent: Agent, wait_until: float | None, ttl: float) -> Held | None:
-    if wait_until is None:
-        return lease_acquire(name=agent_lease(agent.pk), ttl=ttl)
-    return lease_wait(name=agent_lease(agent.pk), ttl=ttl, deadline=wait_until)
+def _replace_memory(agent: Agent, text: str) -> dict:
+    """Write the compressed MEMORY.md; what the run's details say of it."""
+    entry = entry_put(
+        agent=agent,
+        name=names.MEMORY,
+        content=text,
+        changed_by=COMPRESSOR,
+        reason=f"compressed: over {agent.config.max_memory_bytes} bytes",
+    )
+    version = EntryChange.objects.filter(entry=entry).order_by("-id").first()
+    # previous_version: the EntryChange holding the text it replaced
+    return {"memory": "updated", "bytes_after": _size(text), "previous_version": version.pk}
 
 
 def memory_compress(
@@ -182,22 +168,20 @@ def memory_compress(
     """Compress the agent's MEMORY.md if it is over max_memory_bytes, in sequence with its
     other MEMORY.md writers (waiting for the lease until `wait_until`, time.monotonic()).
     Lease taken: Busy with `raise_busy`, else a skipped run (when someone asked)."""
-    held = _take_lease(
-        agent, wait_until, run_lease_ttl(agent.config, trigger=trigger, deadline=None)
+    log = RunLog(agent, None, RunKind.COMPRESS, trigger)
+    busy = f"agent {agent.pk} is writing MEMORY.md" if raise_busy else ""
+    lease = LeaseTerms.of(
+        log, agent_lease(agent.pk), deadline=None, wait_until=wait_until, busy=busy
     )
-    if held is None:
-        if raise_busy:
-            raise Busy(f"agent {agent.pk} is writing MEMORY.md")
-        return skipped(agent, None, RunKind.COMPRESS, trigger, Skip("busy"))
-    try:
+
+    def compress(_: object) -> list[Run]:
         entry = _memory_entry(agent)
         why = _why_not(agent, entry)
         if why:
-            return skipped(agent, None, RunKind.COMPRESS, trigger, Skip(why))
-        proposal = _call(agent, entry.content, trigger)
-        return [_write(agent, trigger, entry.content, proposal)]
-    finally:
-        lease_release(held)
+            return log.skip(Skip(why))
+        return [_write(log, entry.content, _call(agent, entry.content, trigger))]
+
+    return run_leased(log, lease, compress)
 
 
 def compression_due(*, limit: int) -> list[int]:

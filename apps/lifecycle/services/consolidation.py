@@ -7,9 +7,7 @@ lease. The LLM call is bounded by consolidation_timeout_seconds. A run's idempot
 makes a retried task write nothing twice.
 """
 
-from dataclasses import dataclass, field
-
-from django.db import transaction
+from dataclasses import dataclass, field, replace
 
 from apps.conversations import selectors as conv
 from apps.conversations.models import Consolidation, Message, Session
@@ -19,24 +17,17 @@ from apps.entries.selectors import documents
 from apps.entries.services import entry_put
 from apps.learnings.models import LearningKind, LearningSource
 from apps.learnings.services import learning_create, review_status
-from apps.lifecycle.models import HistoryEntry, HistoryKind, Run, RunKind, RunStatus
+from apps.lifecycle.models import HistoryEntry, HistoryKind, Run, RunKind
 from apps.lifecycle.services.calls import (
     CONSOLIDATION_SCHEMA,
     Fitted,
     call_seconds,
+    fit_chunk,
     fit_prompt,
     is_background,
     output_tokens,
-    run_lease_ttl,
 )
-from apps.lifecycle.services.common import (
-    Skip,
-    Superseded,
-    expired,
-    lock_session,
-    skipped,
-    take_chunk,
-)
+from apps.lifecycle.services.common import RunLog, take_chunk
 from apps.lifecycle.services.daylog import daily_log_append, first_line
 from apps.lifecycle.services.echo import Instructions
 from apps.lifecycle.services.extractive import (
@@ -45,32 +36,16 @@ from apps.lifecycle.services.extractive import (
     memory_with_facts,
     raw_fallback,
 )
-from apps.lifecycle.services.leases import (
-    Held,
-    agent_lease,
-    lease_acquire,
-    lease_extend,
-    lease_release,
-    lease_wait,
-)
+from apps.lifecycle.services.leases import agent_lease
 from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import consolidation_prompt
-from apps.lifecycle.services.runs import (
-    MessageRange,
-    fallback_reason,
-    range_key,
-    run_applied,
-    run_record,
-)
+from apps.lifecycle.services.runs import ECHOED
+from apps.lifecycle.services.step import LeaseTerms, LifecycleStep, run_chunks, run_step
 from apps.providers.llm.jsonparse import parse_llm_json_tiered
 from apps.search.embedding import schedule_embedding
 
 FIELDS = ("history_entry", "memory_update")
 MAX_CORRECTIONS = 20
-
-
-class Busy(Exception):
-    """Another consolidation of this agent holds the lease: try again later."""
 
 
 @dataclass(frozen=True)
@@ -86,11 +61,30 @@ class _Result:
     ok: bool
     corrections: tuple[str, ...] = ()
     echoed: dict = field(default_factory=dict)  # lines dropped as echoed instructions, by field
+    failure: str = ""  # a retried half the model did not answer: "given_up", nothing written
 
     @property
-    def answered(self) -> bool:
+    def by_model(self) -> bool:
         """The model's answer is applied (seed 004: each field when present)."""
         return self.answer.ok and (self.ok or self.memory_update is not None)
+
+    @property
+    def why(self) -> str:
+        return ECHOED if self.answer.ok and self.echoed else ""
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    messages: list[Message]
+    memory: str  # MEMORY.md as it was read for the prompt
+    fitted: Fitted | None  # its prompt, with an LLM configured
+    retry: dict = field(default_factory=dict)  # a retried half: its fallback run and part
+
+    @property
+    def details(self) -> dict:
+        if self.retry:
+            return self.retry
+        return {"fit": self.fitted.cut} if self.fitted is not None and self.fitted.cut else {}
 
 
 def _chunk(session: Session, keep: int) -> list[Message]:
@@ -240,124 +234,84 @@ def _applied(result: _Result, memory_state: str) -> list[str]:
     return applied + (["memory_update"] if by_model else [])
 
 
-def _write(session, trigger, messages, memory, result: _Result, key, extra=None) -> Run:
-    agent = session.agent
-    rng = MessageRange.of(messages)
-    with transaction.atomic():
-        lock_session(session)
-        if run_applied(agent=agent, key=key) is not None:
-            raise Superseded
-        memory_state = _apply_memory(session, result, memory, f"consolidation of {session.key}")
-        run = run_record(
-            agent=agent,
-            session=session,
-            kind=RunKind.CONSOLIDATE,
-            trigger=trigger,
-            details=extra,
-            status=RunStatus.OK if result.answered else RunStatus.FALLBACK,
-            reason=""
-            if result.answered
-            else fallback_reason(result.answer, echoed=bool(result.echoed)),
-            answer=result.answer,
-            tier=result.tier,
-            rng=rng,
-            key=key,
-        )
-        entry = HistoryEntry.objects.create(
-            agent=agent,
-            session=session,
-            session_key=session.key,
-            content=result.history,
-            kind=HistoryKind.OK if result.ok else HistoryKind.RAW_FALLBACK,
-            run=run,
-            first_message_at=rng.first_at,
-            last_message_at=rng.last_at,
-        )
-        kind = Consolidation.OK if result.ok else Consolidation.FALLBACK
-        messages_mark_consolidated(ids=[m.pk for m in messages], kind=kind, at=entry.created_at)
-        _propose_corrections(session, result.corrections)
-        daily_log_append(
-            agent=agent,
-            kind=RunKind.CONSOLIDATE,
-            session_key=session.key,
-            text=first_line(result.history),
-        )
-        run.details = {
-            **run.details,
-            "history_entry_id": entry.pk,
-            "memory": memory_state,
-            "corrections": len(result.corrections),
-            "applied": _applied(result, memory_state),
-            **({"echoed": result.echoed} if result.echoed else {}),
-        }
-        run.save(update_fields=["details"])
-        schedule_embedding(corpus="history", ids=[entry.pk])
-    return run
-
-
-def _consolidate_chunk(session, trigger, messages, deadline) -> Run | None:
-    agent = session.agent
-    key = range_key(
-        agent_id=agent.pk,
-        session_id=session.pk,
-        kind=RunKind.CONSOLIDATE,
-        rng=MessageRange.of(messages),
+def _history_add(
+    session: Session, messages: list[Message], result: _Result, run: Run
+) -> HistoryEntry:
+    """The run's history entry (a [raw-fallback] one unless the model wrote it); its
+    messages are marked consolidated."""
+    entry = HistoryEntry.objects.create(
+        agent=session.agent,
+        session=session,
+        session_key=session.key,
+        content=result.history,
+        kind=HistoryKind.OK if result.ok else HistoryKind.RAW_FALLBACK,
+        run=run,
+        first_message_at=messages[0].created_at,
+        last_message_at=messages[-1].created_at,
     )
-    if run_applied(agent=agent, key=key) is not None:
-        return None  # a redelivered task: this range has its history entry already
-    memory = _read_memory(session)
-    fitted = _fit(session, messages, memory) if llm_configured() else None
-    if fitted is not None and fitted.count < len(messages):  # the rest waits for the next chunk
-        return _consolidate_chunk(session, trigger, messages[: fitted.count], deadline)
-    result = _call(session, messages, memory, deadline, trigger, fitted)
-    extra = {"fit": fitted.cut} if fitted is not None and fitted.cut else {}
-    try:
-        run = _write(session, trigger, messages, memory, result, key, extra)
-    except Superseded:
-        return None
-    if run.reason == "timeout" and is_background(trigger, deadline) and len(messages) > 1:
-        _retry_in_halves(session, trigger, messages, run)
-    return run
+    kind = Consolidation.OK if result.ok else Consolidation.FALLBACK
+    messages_mark_consolidated(ids=[m.pk for m in messages], kind=kind, at=entry.created_at)
+    return entry
 
 
-def _retry_in_halves(session: Session, trigger: str, messages: list[Message], fallback: Run):
-    """A background call that timed out left a [raw-fallback] entry (nothing lost); each
-    half of its range is asked once more. A half the model answers gets its own entry and
-    its messages become `ok`; the fallback entry stays (HISTORY is append-only). A half
-    that fails again is given up: its raw fallback is what HISTORY keeps."""
-    middle = len(messages) // 2
-    for part, half in enumerate((messages[:middle], messages[middle:]), start=1):
+@dataclass(frozen=True)
+class _Consolidation(LifecycleStep[_Chunk, _Result]):
+    """Seed 004's consolidation of one session, a chunk of messages per run."""
+
+    keep: int = 0
+
+    def plan(self) -> _Chunk | None:
+        session = self.session
+        messages = _chunk(session, self.keep)
+        if not messages:
+            return None
         memory = _read_memory(session)
-        result = _call(session, half, memory, None, trigger, _fit(session, half, memory))
-        retry = {"retry_of": fallback.pk, "part": f"{part}/2"}
-        rng = MessageRange.of(half)
-        if not result.answered:
-            timed_out = result.answer.status == "timeout"
-            run_record(
-                agent=session.agent,
-                session=session,
-                kind=RunKind.CONSOLIDATE,
-                trigger=trigger,
-                status=RunStatus.TIMEOUT if timed_out else RunStatus.FAILED,
-                reason="given_up",
-                answer=result.answer,
-                rng=rng,
-                details=retry,
-            )
-            continue
-        agent = session.agent
-        key = range_key(agent_id=agent.pk, session_id=session.pk, kind=RunKind.CONSOLIDATE, rng=rng)
-        try:
-            _write(session, trigger, half, memory, result, key, retry)
-        except Superseded:
-            return
+        if not llm_configured():
+            return _Chunk(messages, memory, None)
+        messages, fitted = fit_chunk(lambda head: _fit(session, head, memory), messages)
+        return _Chunk(messages, memory, fitted)
 
+    def prepare(self, plan: _Chunk) -> _Result:
+        session, trigger = self.session, self.log.trigger
+        result = _call(session, plan.messages, plan.memory, self.deadline, trigger, plan.fitted)
+        return replace(result, failure="given_up") if plan.retry and not result.by_model else result
 
-def _take_lease(agent, wait_until: float | None, ttl: float) -> Held | None:
-    """The agent's lease: now or never (None), or waiting for it until `wait_until`."""
-    if wait_until is None:
-        return lease_acquire(name=agent_lease(agent.pk), ttl=ttl)
-    return lease_wait(name=agent_lease(agent.pk), ttl=ttl, deadline=wait_until)
+    def write(self, plan: _Chunk, made: _Result, run: Run) -> dict:
+        session = self.session
+        memory = _apply_memory(session, made, plan.memory, f"consolidation of {session.key}")
+        entry = _history_add(session, plan.messages, made, run)
+        _propose_corrections(session, made.corrections)
+        daily_log_append(
+            agent=session.agent,
+            kind=RunKind.CONSOLIDATE,
+            session_key=session.key,
+            text=first_line(made.history),
+        )
+        schedule_embedding(corpus="history", ids=[entry.pk])
+        return {
+            "history_entry_id": entry.pk,
+            "memory": memory,
+            "corrections": len(made.corrections),
+            "applied": _applied(made, memory),
+            **({"echoed": made.echoed} if made.echoed else {}),
+        }
+
+    def after(self, plan: _Chunk, run: Run) -> None:
+        background = is_background(self.log.trigger, self.deadline)
+        if run.reason == "timeout" and background and len(plan.messages) > 1:
+            self.retry_in_halves(plan.messages, run)
+
+    def retry_in_halves(self, messages: list[Message], fallback: Run) -> None:
+        """A background call that timed out left a [raw-fallback] entry (nothing lost); each
+        half of its range is asked once more. A half the model answers gets its own entry and
+        its messages become `ok`; the fallback entry stays (HISTORY is append-only). A half
+        that fails again is given up: its raw fallback is what HISTORY keeps."""
+        session, step, middle = self.session, replace(self, deadline=None), len(messages) // 2
+        for part, half in enumerate((messages[:middle], messages[middle:]), start=1):
+            memory = _read_memory(session)
+            retry = {"retry_of": fallback.pk, "part": f"{part}/2"}
+            if run_step(step, _Chunk(half, memory, _fit(session, half, memory), retry)) is None:
+                return  # superseded
 
 
 def session_consolidate(
@@ -374,27 +328,12 @@ def session_consolidate(
     `wait_until` (time.monotonic(); None: not at all). When the turn does not come: Busy
     with `raise_busy`, else a skipped run. Calls stop at `deadline`."""
     agent = session.agent
-    ttl = run_lease_ttl(agent.config, trigger=trigger, deadline=deadline)
-    held = _take_lease(agent, wait_until, ttl)
-    if held is None:
-        if raise_busy:
-            raise Busy(f"agent {agent.pk} is consolidating")
-        return skipped(agent, session, RunKind.CONSOLIDATE, trigger, Skip("busy"))
-    runs: list[Run] = []
-    try:
-        while messages := _chunk(session, keep):
-            run = _consolidate_chunk(session, trigger, messages, deadline)
-            if run is None:
-                break
-            runs.append(run)
-            # A model that timed out or failed is not asked again for the next chunk now:
-            # the next trigger continues (each chunk still got its fallback entry).
-            if run.reason in ("timeout", "error") or expired(deadline):
-                break
-            lease_extend(held, ttl=ttl)
-    finally:
-        lease_release(held)
-    return runs or skipped(agent, session, RunKind.CONSOLIDATE, trigger, Skip("nothing_to_do"))
+    log = RunLog(agent, session, RunKind.CONSOLIDATE, trigger)
+    busy = f"agent {agent.pk} is consolidating" if raise_busy else ""
+    lease = LeaseTerms.of(
+        log, agent_lease(agent.pk), deadline=deadline, wait_until=wait_until, busy=busy
+    )
+    return run_chunks(_Consolidation(log, deadline, keep=keep), lease)
 
 
 def consolidation_due(*, session: Session) -> bool:

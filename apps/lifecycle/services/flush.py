@@ -12,9 +12,7 @@ will archive (compaction.py), so the flush cursor bounds what may leave the hot 
 """
 
 import time
-from dataclasses import dataclass
-
-from django.db import transaction
+from dataclasses import dataclass, replace
 
 from apps.conversations import selectors as conv
 from apps.conversations.models import Message, Session
@@ -23,37 +21,24 @@ from apps.core.errors import ApplicationError
 from apps.entries import names
 from apps.entries.selectors import documents
 from apps.entries.services import entry_put
-from apps.facts.models import FactStatus
+from apps.facts.models import Fact, FactStatus
 from apps.facts.services import FactDraft, clean_category, fact_prepare, fact_write
-from apps.lifecycle.models import Run, RunKind, RunStatus
+from apps.lifecycle.models import Run, RunKind
 from apps.lifecycle.services.calls import (
     EXTRACTION_SCHEMA,
     Fitted,
     call_seconds,
+    fit_chunk,
     fit_prompt,
     output_tokens,
-    run_lease_ttl,
 )
-from apps.lifecycle.services.common import (
-    Skip,
-    Superseded,
-    expired,
-    lock_session,
-    skipped,
-    take_chunk,
-)
+from apps.lifecycle.services.common import RunLog, Superseded, take_chunk
 from apps.lifecycle.services.echo import Instructions
 from apps.lifecycle.services.extractive import heuristic_facts
-from apps.lifecycle.services.leases import agent_lease, lease_release, lease_wait
+from apps.lifecycle.services.leases import agent_lease
 from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import extraction_prompt
-from apps.lifecycle.services.runs import (
-    MessageRange,
-    fallback_reason,
-    range_key,
-    run_applied,
-    run_record,
-)
+from apps.lifecycle.services.step import LeaseTerms, LifecycleStep, run_chunks
 from apps.providers.llm.jsonparse import extract_all, parse_llm_json_tiered
 
 
@@ -111,11 +96,25 @@ def _parse(text: str) -> tuple[list[Found], int | None]:
 
 
 @dataclass(frozen=True)
+class _Chunk:
+    messages: list[Message]
+    fitted: Fitted | None  # its prompt, with an LLM configured
+    expected: Cursor | None  # the flush cursor it was read at (compare and set)
+
+    @property
+    def details(self) -> dict:
+        return {}
+
+
+@dataclass(frozen=True)
 class _Extracted:
     found: list[Found]
     answer: Answer
     tier: int | None
-    by_llm: bool
+    by_model: bool
+    drafts: tuple[FactDraft, ...] = ()  # the found facts, validated and embedded
+    why: str = ""  # a fallback's reason is the answer's own
+    failure: str = ""  # the first-person fallback stands in for any answer
 
 
 def _fit(session: Session, messages: list[Message]) -> Fitted:
@@ -190,68 +189,56 @@ def _memory_lines(memory: str, values: list[str]) -> str:
     return head + "\n".join(new) + "\n"
 
 
-def _write(session, kind, trigger, messages, drafts, got: _Extracted, key, expected) -> Run:
-    agent = session.agent
-    with transaction.atomic():
-        lock_session(session)
-        if run_applied(agent=agent, key=key) is not None:
-            raise Superseded
-        if not flush_cursor_write(
-            session=session, cursor=Cursor.of(messages[-1]), expected=expected
-        ):
-            raise Superseded
-        saved = [fact_write(draft=d).fact for d in drafts]
-        memory = documents(agent=agent, names=[names.MEMORY]).get(names.MEMORY)
-        before = memory.content if memory is not None else ""
-        # A pending fact stays out of MEMORY.md (get_context reads it) until approved.
-        usable = [f.value for f in saved if f.status == FactStatus.ACTIVE]
-        after = _memory_lines(before, usable)
-        if after != before:
-            entry_put(
-                agent=agent,
-                name=names.MEMORY,
-                content=after,
-                changed_by=kind,
-                reason=f"{kind} of {session.key}",
-            )
-        run = run_record(
-            agent=agent,
-            session=session,
-            kind=kind,
-            trigger=trigger,
-            status=RunStatus.OK if got.by_llm else RunStatus.FALLBACK,
-            reason="" if got.by_llm else fallback_reason(got.answer),
-            answer=got.answer,
-            tier=got.tier,
-            rng=MessageRange.of(messages),
-            key=key,
-            details={
-                "facts": [f.pk for f in saved],
-                "memory": "updated" if after != before else "unchanged",
-            },
-        )
-        run.facts.set(saved)
-    return run
-
-
-def _flush_chunk(session, kind, trigger, messages, deadline) -> Run | None:
-    agent = session.agent
-    key = range_key(
-        agent_id=agent.pk, session_id=session.pk, kind=kind, rng=MessageRange.of(messages)
+def _memory_write(session: Session, kind: str, saved: list[Fact]) -> str:
+    """Add the active facts to MEMORY.md as lines (a pending fact waits for its approval:
+    get_context reads MEMORY.md); says whether it changed."""
+    memory = documents(agent=session.agent, names=[names.MEMORY]).get(names.MEMORY)
+    before = memory.content if memory is not None else ""
+    after = _memory_lines(before, [f.value for f in saved if f.status == FactStatus.ACTIVE])
+    if after == before:
+        return "unchanged"
+    entry_put(
+        agent=session.agent,
+        name=names.MEMORY,
+        content=after,
+        changed_by=kind,
+        reason=f"{kind} of {session.key}",
     )
-    if run_applied(agent=agent, key=key) is not None:
-        return None
-    fitted = _fit(session, messages) if llm_configured() else None
-    if fitted is not None and fitted.count < len(messages):  # the rest: the next chunk
-        return _flush_chunk(session, kind, trigger, messages[: fitted.count], deadline)
-    meta = conv.session_meta(session=session)
-    expected = Cursor.read(meta, "flush_cursor")
-    got = _extract(session, messages, deadline, trigger, fitted)
-    drafts = _drafts(session, got.found)
-    try:
-        return _write(session, kind, trigger, messages, drafts, got, key, expected)
-    except Superseded:
-        return None
+    return "updated"
+
+
+@dataclass(frozen=True)
+class _Flush(LifecycleStep[_Chunk, _Extracted]):
+    """Seed 001's flush (or the extraction before a compaction), a chunk per run."""
+
+    through: Message | None = None
+
+    def plan(self) -> _Chunk | None:
+        session = self.session
+        budget = session.agent.config.summary_chunk_tokens
+        messages = take_chunk(
+            pending_flush(session=session, through=self.through), budget_tokens=budget
+        )
+        if not messages:
+            return None
+        fitted = None
+        if llm_configured():  # the rest: the next chunk
+            messages, fitted = fit_chunk(lambda head: _fit(session, head), messages)
+        expected = Cursor.read(conv.session_meta(session=session), "flush_cursor")
+        return _Chunk(messages, fitted, expected)
+
+    def prepare(self, plan: _Chunk) -> _Extracted:
+        got = _extract(self.session, plan.messages, self.deadline, self.log.trigger, plan.fitted)
+        return replace(got, drafts=tuple(_drafts(self.session, got.found)))
+
+    def write(self, plan: _Chunk, made: _Extracted, run: Run) -> dict:
+        session, cursor = self.session, Cursor.of(plan.messages[-1])
+        if not flush_cursor_write(session=session, cursor=cursor, expected=plan.expected):
+            raise Superseded
+        saved = [fact_write(draft=d).fact for d in made.drafts]
+        memory = _memory_write(session, self.log.kind, saved)
+        run.facts.set(saved)
+        return {"facts": [f.pk for f in saved], "memory": memory}
 
 
 def session_flush(
@@ -265,26 +252,10 @@ def session_flush(
     """Store the facts of the oldest window messages (FLUSH), or of everything up to
     `through` (EXTRACT, before a compaction); in sequence with consolidation."""
     agent = session.agent
-    ttl = run_lease_ttl(agent.config, trigger=trigger, deadline=deadline)
+    log = RunLog(agent, session, kind, trigger)
     wait_until = deadline if deadline is not None else _soon(agent)
-    held = lease_wait(name=agent_lease(agent.pk), ttl=ttl, deadline=wait_until)
-    if held is None:
-        return skipped(agent, session, kind, trigger, Skip("busy"))
-    runs: list[Run] = []
-    try:
-        budget = agent.config.summary_chunk_tokens
-        while messages := take_chunk(
-            pending_flush(session=session, through=through), budget_tokens=budget
-        ):
-            run = _flush_chunk(session, kind, trigger, messages, deadline)
-            if run is None:
-                break
-            runs.append(run)
-            if expired(deadline) or run.reason in ("timeout", "error"):
-                break
-    finally:
-        lease_release(held)
-    return runs or skipped(agent, session, kind, trigger, Skip("nothing_to_do"))
+    lease = LeaseTerms.of(log, agent_lease(agent.pk), deadline=deadline, wait_until=wait_until)
+    return run_chunks(_Flush(log, deadline, through=through), lease)
 
 
 def _soon(agent) -> float:

@@ -10,6 +10,7 @@ sees the client go away (and may stop generating) instead of answering nobody la
 import threading
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
@@ -55,6 +56,21 @@ class Answer:
     @property
     def ok(self) -> bool:
         return self.status == OK
+
+    @classmethod
+    def of(cls, result: LLMResult, *, latency_ms: int) -> "Answer":
+        """The ok answer of a completion; `latency_ms` is the caller's whole wait."""
+        return cls(
+            OK,
+            latency_ms=latency_ms,
+            mode=result.structured_mode,
+            rejected=tuple(result.rejected_modes),
+            **{name: getattr(result, name) for name in _AS_IS},
+        )
+
+
+# What an ok Answer takes from the LLMResult as it is.
+_AS_IS = ("text", "model", "input_tokens", "output_tokens", "truncated")
 
 
 # What a step records when it fell back because no model is configured.
@@ -116,30 +132,18 @@ def ask(
     waited_out = worker.is_alive()
     if waited_out:
         cancel.cancel()
-    if waited_out or isinstance(box.get("error"), LLMTimeout):
-        # Whichever noticed first (this wait, or the client's socket timeout), the same.
-        return Answer(
-            TIMEOUT, model=model.name, latency_ms=latency, error=f"no answer within {timeout:.3g} s"
-        )
+    return _answer(box, model=model.name, timeout=timeout, latency=latency, waited_out=waited_out)
+
+
+def _answer(box: dict, *, model: str, timeout: float, latency: int, waited_out: bool) -> Answer:
+    """What the call left in `box` (its result or its error), as an Answer."""
+    said = partial(Answer, model=model, latency_ms=latency)
     error = box.get("error")
+    if waited_out or isinstance(error, LLMTimeout):
+        # Whichever noticed first (this wait, or the client's socket timeout), the same.
+        return said(TIMEOUT, error=f"no answer within {timeout:.3g} s")
     if isinstance(error, LLMError):
-        return Answer(FAILED, model=model.name, latency_ms=latency, error=str(error)[:2000])
+        return said(FAILED, error=str(error)[:2000])
     if error is not None:
-        return Answer(
-            FAILED,
-            model=model.name,
-            latency_ms=latency,
-            error=f"{type(error).__name__}: {error}"[:2000],
-        )
-    result: LLMResult = box["result"]
-    return Answer(
-        OK,
-        text=result.text,
-        model=result.model,
-        input_tokens=result.input_tokens,
-        output_tokens=result.output_tokens,
-        latency_ms=latency,
-        mode=result.structured_mode,
-        truncated=result.truncated,
-        rejected=tuple(result.rejected_modes),
-    )
+        return said(FAILED, error=f"{type(error).__name__}: {error}"[:2000])
+    return Answer.of(box["result"], latency_ms=latency)

@@ -60,5 +60,5 @@ def session_reset(*, session: Session, trigger: str = Trigger.RESET) -> ResetOut
     with transaction.atomic():
         lock_agent(session.agent)
         archive = _archive_kept(session)
-        result = conv_services.session_reset(session=session)
+        result = conv_services.session_clear(session=session)
     return ResetOutcome(session, result.deleted_messages, runs, archive)

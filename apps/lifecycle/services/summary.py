@@ -8,46 +8,28 @@ on failure all stay, the run is logged and later chunks wait for the next trigge
 does not bill them). Without an LLM the summary is extractive.
 """
 
-import functools
 import re
 from dataclasses import dataclass, replace
-
-from django.db import transaction
 
 from apps.conversations import selectors as conv
 from apps.conversations.models import Message, Session, SessionMeta
 from apps.conversations.services import Cursor, summary_write
-from apps.lifecycle.models import APPLIED, Run, RunKind, RunStatus
+from apps.lifecycle.models import Run, RunKind, RunStatus
 from apps.lifecycle.services.calls import (
     SUMMARY_SCHEMA,
     Fitted,
     call_seconds,
     fit_prompt,
     output_tokens,
-    run_lease_ttl,
 )
-from apps.lifecycle.services.common import (
-    Skip,
-    Superseded,
-    expired,
-    lock_session,
-    skipped,
-    take_chunk,
-)
+from apps.lifecycle.services.common import RunLog, Superseded, take_chunk
 from apps.lifecycle.services.daylog import daily_log_append, first_sentence
 from apps.lifecycle.services.echo import Instructions
 from apps.lifecycle.services.extractive import extractive_summary
-from apps.lifecycle.services.leases import lease_acquire, lease_extend, lease_release
 from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import summary_prompt
-from apps.lifecycle.services.runs import (
-    ECHOED,
-    MessageRange,
-    fallback_reason,
-    range_key,
-    run_applied,
-    run_record,
-)
+from apps.lifecycle.services.runs import ECHOED
+from apps.lifecycle.services.step import LeaseTerms, LifecycleStep, Recorder, run_chunks
 from apps.providers.llm.jsonparse import parse_llm_json_tiered
 from apps.providers.tokens import count_tokens
 
@@ -59,6 +41,11 @@ class _Chunk:
     messages: list[Message]
     old_summary: str
     expected: Cursor | None  # the cursor the chunk was read at (compare and set)
+    fitted: Fitted | None = None  # its prompt, with an LLM configured
+
+    @property
+    def details(self) -> dict:
+        return {"fit": self.fitted.cut} if self.fitted is not None and self.fitted.cut else {}
 
 
 def pending_summary(
@@ -128,6 +115,15 @@ class _Generated:
     def by_model(self) -> bool:
         return self.answer.ok and not self.replaced
 
+    @property
+    def why(self) -> str:
+        return self.replaced
+
+    @property
+    def failure(self) -> str:
+        """The call failed: nothing is written, a later run asks again."""
+        return "" if self.text else self.answer.status
+
 
 def _extractive(chunk: _Chunk, config) -> str:
     return extractive_summary(
@@ -135,14 +131,12 @@ def _extractive(chunk: _Chunk, config) -> str:
     )
 
 
-def _generate(
-    session: Session, chunk: _Chunk, deadline: float | None, trigger: str, fitted: Fitted | None
-) -> _Generated:
+def _generate(session: Session, chunk: _Chunk, deadline: float | None, trigger: str) -> _Generated:
     """The new summary, the answer behind it, its tier. An answer that holds no summary
     (empty, or only the instructions echoed) gives way to the extractive one: the model
     would most likely answer the same again, and the summary must move on."""
-    config = session.agent.config
-    if not llm_configured():
+    config, fitted = session.agent.config, chunk.fitted
+    if not llm_configured() or fitted is None:
         return _Generated(_extractive(chunk, config), NO_LLM, None)
     answer = ask(
         fitted.prompt,
@@ -162,57 +156,39 @@ def _generate(
     return _Generated(text, answer, tier, echoed)
 
 
-def _summarize_chunk(session: Session, trigger: str, chunk: _Chunk, deadline) -> Run | None:
-    agent = session.agent
-    fitted = _fit(session, chunk) if llm_configured() else None
-    if fitted is not None:  # the messages that fit the model's context; the rest wait
-        chunk = replace(chunk, messages=chunk.messages[: fitted.count])
-    rng = MessageRange.of(chunk.messages)
-    key = range_key(agent_id=agent.pk, session_id=session.pk, kind=RunKind.SUMMARY, rng=rng)
-    if run_applied(agent=agent, key=key) is not None:
-        return None  # a retried task: this chunk is in the summary already
-    made = _generate(session, chunk, deadline, trigger, fitted)
-    text, answer = made.text, made.answer
-    fit = {"fit": fitted.cut} if fitted is not None and fitted.cut else {}
-    log = functools.partial(
-        run_record,
-        agent=agent,
-        session=session,
-        kind=RunKind.SUMMARY,
-        trigger=trigger,
-        answer=answer,
-        rng=rng,
-        tier=made.tier,
-    )
-    if not text:  # the call failed: nothing written, a later run asks again
-        status = RunStatus.TIMEOUT if answer.status == "timeout" else RunStatus.FAILED
-        return log(status=status, reason=answer.status, details=fit)
-    try:
-        with transaction.atomic():
-            lock_session(session)
-            if run_applied(agent=agent, key=key) is not None or not summary_write(
-                session=session,
-                content=text,
-                cursor=Cursor.of(chunk.messages[-1]),
-                expected=chunk.expected,
-            ):
-                raise Superseded
-            daily_log_append(
-                agent=agent,
-                kind=RunKind.SUMMARY,
-                session_key=session.key,
-                text=first_sentence(text),
-                once_a_day=True,
-            )
-            echoed = {"echoed": {"summary": made.echoed}} if made.echoed else {}
-            return log(
-                status=RunStatus.OK if made.by_model else RunStatus.FALLBACK,
-                reason="" if made.by_model else made.replaced or fallback_reason(answer),
-                key=key,
-                details={"summary_tokens": count_tokens(text), **fit, **echoed},
-            )
-    except Superseded:
-        return log(status=RunStatus.SKIPPED, reason="superseded")
+@dataclass(frozen=True)
+class _Summary(LifecycleStep[_Chunk, _Generated]):
+    """Seed 000's rolling summary, a chunk of what left the window per run."""
+
+    through: Message | None = None
+
+    def plan(self) -> _Chunk | None:
+        chunk = _next_chunk(self.session, self.through)
+        if chunk is None or not llm_configured():
+            return chunk
+        fitted = _fit(self.session, chunk)  # the messages that fit the model's context
+        return replace(chunk, messages=chunk.messages[: fitted.count], fitted=fitted)
+
+    def prepare(self, plan: _Chunk) -> _Generated:
+        return _generate(self.session, plan, self.deadline, self.log.trigger)
+
+    def write(self, plan: _Chunk, made: _Generated, run: Run) -> dict:
+        session, text = self.session, made.text
+        cursor = Cursor.of(plan.messages[-1])
+        if not summary_write(session=session, content=text, cursor=cursor, expected=plan.expected):
+            raise Superseded
+        daily_log_append(
+            agent=session.agent,
+            kind=RunKind.SUMMARY,
+            session_key=session.key,
+            text=first_sentence(text),
+            once_a_day=True,
+        )
+        echoed = {"echoed": {"summary": made.echoed}} if made.echoed else {}
+        return {"summary_tokens": count_tokens(text), **echoed}
+
+    def superseded(self, record: Recorder) -> Run:
+        return record(status=RunStatus.SKIPPED, reason="superseded")
 
 
 def session_summarize(
@@ -220,24 +196,9 @@ def session_summarize(
 ) -> list[Run]:
     """Fold what left the hot window into the rolling summary, a chunk per LLM call, until
     done, a chunk fails, or `deadline` (time.monotonic()) passes. Returns the runs."""
-    agent = session.agent
-    ttl = run_lease_ttl(agent.config, trigger=trigger, deadline=deadline)
-    held = lease_acquire(name=f"summary:{session.pk}", ttl=ttl)
-    if held is None:
-        return skipped(agent, session, RunKind.SUMMARY, trigger, Skip("busy"))
-    runs: list[Run] = []
-    try:
-        while (chunk := _next_chunk(session, through)) is not None:
-            run = _summarize_chunk(session, trigger, chunk, deadline)
-            if run is None:
-                break
-            runs.append(run)
-            if run.status not in APPLIED or expired(deadline):
-                break
-            lease_extend(held, ttl=ttl)
-    finally:
-        lease_release(held)
-    return runs or skipped(agent, session, RunKind.SUMMARY, trigger, Skip("nothing_to_do"))
+    log = RunLog(session.agent, session, RunKind.SUMMARY, trigger)
+    lease = LeaseTerms.of(log, f"summary:{session.pk}", deadline=deadline)
+    return run_chunks(_Summary(log, deadline, through=through), lease)
 
 
 def summary_due(*, session: Session, meta: SessionMeta | None = None) -> bool:

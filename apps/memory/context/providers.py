@@ -14,8 +14,7 @@ from apps.entries.selectors import documents
 from apps.facts.selectors import facts_relevant, facts_salient
 from apps.facts.services import fact_salience
 from apps.learnings.models import LearningKind
-from apps.learnings.selectors import error_hints as find_hints
-from apps.learnings.selectors import errors_first_seen_in, learnings_active
+from apps.learnings.selectors import error_hints, errors_first_seen_in, learnings_active
 from apps.learnings.services import errors_touch
 from apps.memory.context.legs import query_vector, recency
 from apps.memory.context.types import ContextRequest, Part
@@ -86,7 +85,7 @@ def active_learnings(request: ContextRequest) -> list[Part]:
     ]
 
 
-def error_hints(request: ContextRequest) -> list[Part]:
+def failure_hints(request: ContextRequest) -> list[Part]:
     """Seed 000's hints for each tool that failed in the session's recent window (the
     recency leg's messages): apply a resolution, avoid a strategy. Hits refresh the TTL."""
     recent = session_recent_messages(session=request.session, limit=request.config.recency_limit)
@@ -100,7 +99,7 @@ def error_hints(request: ContextRequest) -> list[Part]:
     # A record first seen in this session, with no hit since, is this failure itself.
     itself = errors_first_seen_in(agent=request.agent, session_id=request.session.pk)
     for tool, error in failed.items():
-        hints = find_hints(agent=request.agent, tool_name=tool, error=error, exclude=itself)
+        hints = error_hints(agent=request.agent, tool_name=tool, error=error, exclude=itself)
         if hints:
             lines = [f"Tool {tool} failed before:"] + [f"- {h.text}" for h in hints]
             parts.append(Part(kind="hints", name=f"hints/{tool}", content="\n".join(lines)))
