@@ -9,7 +9,7 @@ from django.utils.html import format_html, format_html_join
 from apps.agents import services
 from apps.agents.config import CEILING_KEYS, NUMERIC
 from apps.agents.models import Agent, ApiKey, AuditEvent, Membership, Team
-from apps.agents.scoping import TeamScopedAdmin, TeamScopedTabularInline
+from apps.agents.scoping import ReadOnlyAdmin, TeamScopedAdmin, TeamScopedTabularInline
 
 
 class AgentInline(TeamScopedTabularInline):
@@ -133,7 +133,7 @@ class ApiKeyAdmin(TeamScopedAdmin):
 
 
 @admin.register(AuditEvent)
-class AuditEventAdmin(TeamScopedAdmin):
+class AuditEventAdmin(ReadOnlyAdmin):
     """Who changed what, from a review page or here: read-only."""
 
     list_display = ["created_at", "username", "source", "action", "object_type", "object_id",
@@ -142,12 +142,3 @@ class AuditEventAdmin(TeamScopedAdmin):
     search_fields = ["username", "action", "object_id"]
     date_hierarchy = "created_at"
     readonly_fields = [f.name for f in AuditEvent._meta.concrete_fields]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False

@@ -226,5 +226,19 @@ class TeamScopedAdmin(TeamScopedMixin, AuditedMixin, admin.ModelAdmin):
         return list_filter
 
 
+class ReadOnlyAdmin(TeamScopedAdmin):
+    """A log kept to the user's teams that no one adds to, edits or deletes from here,
+    superusers included (no delete permission, so no bulk delete action either)."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
 class TeamScopedTabularInline(TeamScopedMixin, admin.TabularInline):
     """An inline whose foreign-key choices keep to the user's teams."""

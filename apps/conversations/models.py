@@ -5,9 +5,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from apps.agents.models import Agent
-from apps.core.fields import VectorField
-from apps.providers.embeddings import EMBEDDING_DIMENSIONS
-from apps.search.models import TokenStates
+from apps.search.models import Embedded, TokenStates, pending_embedding_index, token_owner
 
 
 class Session(models.Model):
@@ -111,7 +109,7 @@ class MessageQuerySet(models.QuerySet):
         return self.filter(embedding__isnull=True)
 
 
-class Message(models.Model):
+class Message(Embedded):
     """One message of the full history (seed 002's schema). Never trimmed by compaction."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -132,10 +130,6 @@ class Message(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
     token_count = models.PositiveIntegerField(default=0)
     byte_size = models.PositiveIntegerField(default=0)
-    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
-    embedding_model = models.CharField(max_length=100, blank=True, default="")
-    embedding_error = models.TextField(blank=True, default="")
-    embedding_attempts = models.PositiveSmallIntegerField(default=0)
     consolidated_at = models.DateTimeField(null=True, blank=True)
     # Nullable so adding it is ALTER TABLE ADD COLUMN on SQLite (a table remake would drop
     # the search triggers); None until consolidated.
@@ -166,11 +160,7 @@ class Message(models.Model):
         indexes = [
             models.Index(fields=["session", "created_at", "id"], name="message_session_time"),
             models.Index(fields=["agent", "created_at"], name="message_agent_time"),
-            models.Index(
-                fields=["agent", "embedding_attempts"],
-                condition=Q(embedding__isnull=True),
-                name="message_pending_embedding",
-            ),
+            pending_embedding_index("message_pending_embedding", ("agent", "embedding_attempts")),
             # The auto-consolidation check counts these on every append.
             models.Index(
                 fields=["session", "created_at", "id"],
@@ -186,12 +176,7 @@ class Message(models.Model):
 class MessageTokens(TokenStates):
     """A message's token states (apps/search/models.py). Deleted with its message."""
 
-    message = models.OneToOneField(
-        Message, primary_key=True, on_delete=models.CASCADE, related_name="token_states"
-    )
+    message = token_owner(Message)
 
     class Meta:
         verbose_name_plural = "message tokens"
-
-    def __str__(self) -> str:
-        return f"tokens {self.message_id}"

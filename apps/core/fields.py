@@ -11,10 +11,8 @@ from django.utils import timezone
 from pydantic import AfterValidator, Field
 from pydantic_core import PydanticCustomError
 
-from apps.core.validation import json_depth, json_size
-
-MAX_JSON_BYTES = 64 * 1024
-MAX_JSON_DEPTH = 20
+from apps.core.errors import InvalidInput, PayloadTooLarge
+from apps.core.validation import check_json_limits
 
 
 def to_utc(value: datetime) -> datetime:
@@ -37,22 +35,13 @@ def _utc(value: datetime) -> datetime:
 
 
 def bounded_json(value: Any) -> Any:
-    """At most MAX_JSON_BYTES serialised and MAX_JSON_DEPTH levels deep."""
-    depth = json_depth(value)
-    if depth > MAX_JSON_DEPTH:
-        raise PydanticCustomError(
-            "json_too_deep",
-            "JSON is nested {depth} levels deep; the limit is {limit}",
-            {"depth": depth, "limit": MAX_JSON_DEPTH},
-        )
-    size = json_size(value)
-    if size > MAX_JSON_BYTES:
-        # memoryhub/api.py answers this error type with 413.
-        raise PydanticCustomError(
-            "json_too_large",
-            "JSON is {size} bytes serialised; the limit is {limit}",
-            {"size": size, "limit": MAX_JSON_BYTES},
-        )
+    """check_json_limits as a field validator; memoryhub/api.py answers json_too_large 413."""
+    try:
+        check_json_limits(value)
+    except PayloadTooLarge as exc:
+        raise PydanticCustomError("json_too_large", exc.message) from None
+    except InvalidInput as exc:
+        raise PydanticCustomError("json_too_deep", exc.message) from None
     return value
 
 

@@ -1,4 +1,5 @@
-"""Input checks every API request passes once, before any schema or database sees it.
+"""Input checks every API request passes once, before any schema or database sees it, and
+the checks of single values that every write path shares (free-form JSON, text).
 
 PostgreSQL text cannot hold NUL, and a lone UTF-16 surrogate cannot be encoded at all, so
 both are refused at the edge with the offending field named; so are numbers JSON cannot
@@ -8,17 +9,22 @@ round-trip (NaN, Infinity, overflowing floats, integers past 64 bits).
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from apps.core.errors import BadRequest, InvalidInput
+from apps.core.errors import BadRequest, InvalidInput, PayloadTooLarge
 
 # Whole-body nesting bound: keeps json.loads far from the interpreter's recursion limit.
-# Free-form fields have their own, lower, bound (apps/core/fields.py).
+# Free-form fields have their own, lower, bound (check_json_limits).
 MAX_BODY_DEPTH = 64
 MIN_INT, MAX_INT = -(2**63), 2**63 - 1
+# Free-form JSON a client stores with a row (metadata, tool calls, arguments, context).
+MAX_JSON_BYTES = 64 * 1024
+MAX_JSON_DEPTH = 20
 
 _BAD_CHAR = re.compile("[\x00\ud800-\udfff]")
+# Names and keys are one line of printable text.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # After strict UTF-8 decoding, NUL and surrogates can only come from these JSON escapes
 # (strict json.loads refuses raw control characters), so most bodies skip the walk.
 _BAD_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
@@ -41,6 +47,59 @@ def text_problem(value: str) -> str | None:
     if match.group() == "\x00":
         return "must not contain NUL characters"
     return "must not contain lone UTF-16 surrogates"
+
+
+def has_control(value: str) -> bool:
+    """Whether `value` holds a control character (NUL, newline, tab, DEL, ...)."""
+    return _CONTROL.search(value) is not None
+
+
+def clean_text(
+    value: object,
+    *,
+    label: str,
+    loc: Sequence[str | int],
+    required: bool = False,
+    max_bytes: int | None = None,
+    max_chars: int | None = None,
+) -> str:
+    """`value` stripped (None is ""), if it is text a row can store; else InvalidInput, or
+    PayloadTooLarge past `max_bytes` of UTF-8, each message led by `label`. With
+    `max_chars`, a name: at most that many characters, no control characters."""
+    if value is None:
+        value = ""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{label} must be a string", loc=loc)
+    if required and not value.strip():
+        raise InvalidInput(f"{label} must not be empty", loc=loc)
+    problem = text_problem(value)  # the API checks bodies already; other callers come here
+    if problem:
+        raise InvalidInput(f"{label} {problem}", loc=loc)
+    size = len(value.encode("utf-8"))
+    if max_bytes is not None and size > max_bytes:
+        raise PayloadTooLarge(f"{label} is {size} bytes; the limit is {max_bytes}", loc=loc)
+    value = value.strip()
+    if max_chars is not None and (len(value) > max_chars or has_control(value)):
+        raise InvalidInput(
+            f"{label} must be at most {max_chars} characters, no control characters", loc=loc
+        )
+    return value
+
+
+def check_json_limits(value: Any, *, loc: Sequence[str | int] | None = None) -> None:
+    """Raise InvalidInput when `value` nests deeper than MAX_JSON_DEPTH, PayloadTooLarge when
+    it is over MAX_JSON_BYTES serialised (json_size). Depth first: serialising a deeper
+    value could reach the recursion limit."""
+    depth = json_depth(value)
+    if depth > MAX_JSON_DEPTH:
+        raise InvalidInput(
+            f"JSON is nested {depth} levels deep; the limit is {MAX_JSON_DEPTH}", loc=loc
+        )
+    size = json_size(value)
+    if size > MAX_JSON_BYTES:
+        raise PayloadTooLarge(
+            f"JSON is {size} bytes serialised; the limit is {MAX_JSON_BYTES}", loc=loc
+        )
 
 
 def printable(value: str) -> str:

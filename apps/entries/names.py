@@ -9,6 +9,7 @@ from datetime import date
 
 from apps.agents.models import TEAM_AGENTS_MD_NAME
 from apps.core.errors import InvalidInput
+from apps.core.validation import has_control
 
 MAX_NAME_CHARS = 200
 MAX_NAME_BYTES = 255
@@ -33,7 +34,6 @@ _DAILY_LOG = re.compile(r"^memory/\d{4}-\d{2}-\d{2}\.md$")
 # Seed 004's history files are rendered from consolidation's history entries: read-only.
 HISTORY = "memory/HISTORY.md"
 _HISTORY = re.compile(r"^memory/HISTORY(-\d{4}-\d{2})?\.md$")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def daily_log_name(day: date) -> str:
@@ -70,7 +70,7 @@ def validate_name(name: object, *, loc: list[str | int]) -> str:
         raise InvalidInput(
             f"name is longer than {MAX_NAME_CHARS} characters or {MAX_NAME_BYTES} bytes", loc=loc
         )
-    if _CONTROL.search(name):
+    if has_control(name):
         raise InvalidInput("name must not contain NUL, newlines or control characters", loc=loc)
     if "\\" in name:
         raise InvalidInput("name must not contain a backslash", loc=loc)

@@ -3,9 +3,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from apps.agents.models import Agent
-from apps.core.fields import VectorField
-from apps.providers.embeddings import EMBEDDING_DIMENSIONS
-from apps.search.models import TokenStates
+from apps.search.models import Embedded, TokenStates, pending_embedding_index, token_owner
 
 GENERAL = "general"
 
@@ -20,15 +18,11 @@ class FactStatus(models.TextChoices):
     PENDING = "pending"  # waits for review: not recalled, not in get_context, until approved
 
 
-class Category(models.Model):
+class Category(Embedded):
     """A group of facts with an embedding of its name (seed 001's categories + categories_vec)."""
 
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="fact_categories")
     name = models.CharField(max_length=100)
-    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
-    embedding_model = models.CharField(max_length=100, blank=True, default="")
-    embedding_error = models.TextField(blank=True, default="")
-    embedding_attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -52,7 +46,7 @@ class FactQuerySet(models.QuerySet):
         return self.current().filter(status=FactStatus.ACTIVE)
 
 
-class Fact(models.Model):
+class Fact(Embedded):
     """Something an agent deliberately remembers (seeds 001, 002), with salience and history.
 
     `key` is unique per agent and category among current facts; a superseded fact keeps its
@@ -72,10 +66,6 @@ class Fact(models.Model):
     last_accessed_at = models.DateTimeField(null=True, blank=True)
     # Cached salience; exact at every write/recall, refreshed for decay by a beat task.
     salience = models.FloatField(default=0.0)
-    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
-    embedding_model = models.CharField(max_length=100, blank=True, default="")
-    embedding_error = models.TextField(blank=True, default="")
-    embedding_attempts = models.PositiveSmallIntegerField(default=0)
     # By name, not by import: domain apps do not import each other (docs/architecture.md).
     session = models.ForeignKey(
         "conversations.Session", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
@@ -107,11 +97,7 @@ class Fact(models.Model):
         indexes = [
             models.Index(fields=["agent", "category", "normalized"], name="fact_normalized"),
             models.Index(fields=["agent", "-salience"], name="fact_salience"),
-            models.Index(
-                fields=["agent", "id"],
-                condition=Q(embedding__isnull=True),
-                name="fact_pending_embedding",
-            ),
+            pending_embedding_index("fact_pending_embedding"),
         ]
 
     def __str__(self) -> str:
@@ -122,15 +108,10 @@ class FactTokens(TokenStates):
     """A fact version's token states (apps/search/models.py), for reranking in memory search.
     Deleted with its fact."""
 
-    fact = models.OneToOneField(
-        Fact, primary_key=True, on_delete=models.CASCADE, related_name="token_states"
-    )
+    fact = token_owner(Fact)
 
     class Meta:
         verbose_name_plural = "fact tokens"
-
-    def __str__(self) -> str:
-        return f"tokens {self.fact_id}"
 
 
 class FactVersion(models.Model):

@@ -1,12 +1,14 @@
 """Reads for facts and categories, always scoped to one agent."""
 
+from dataclasses import dataclass
+
 import numpy as np
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 
 from apps.agents.models import Agent
 from apps.core.errors import NotFound
 from apps.core.pagination import Page, id_paginate
-from apps.facts.models import Category, Fact, FactVersion
+from apps.facts.models import Category, Fact, FactStatus, FactVersion
 from apps.facts.vectors import unit
 from apps.search.legs import keyword_search, vector_search
 from apps.search.ranking import rrf
@@ -14,6 +16,7 @@ from apps.search.ranking import rrf
 # Reads that show facts skip both vectors: decoding 384 floats per row (pgvector parses text)
 # costs more than the query itself.
 VECTORS = ("embedding", "category__embedding")
+CHAIN_LIMIT = 50  # supersede chains are short; this only bounds a corrupted loop
 
 
 def fact_get(*, agent: Agent, fact_id: int) -> Fact:
@@ -134,3 +137,70 @@ def facts_salient(*, agent: Agent, threshold: float, limit: int) -> list[Fact]:
         .defer(*VECTORS)
         .order_by("-salience", "id")[:limit]
     )
+
+
+def facts_by_category(*, agent: Agent) -> QuerySet[Fact]:
+    """Current facts (approved and pending) by category name, then most salient first."""
+    return (
+        facts_current(agent=agent)
+        .select_related("category")
+        .defer(*VECTORS)
+        .order_by("category__name", "-salience", "id")
+    )
+
+
+def facts_pending(*, agent: Agent) -> list[Fact]:
+    """Facts waiting for review, oldest first, each with `version_count`."""
+    return list(
+        facts_current(agent=agent)
+        .filter(status=FactStatus.PENDING)
+        .select_related("category", "session")
+        .defer(*VECTORS)
+        .annotate(version_count=Count("versions"))
+        .order_by("created_at", "id")
+    )
+
+
+def facts_merge_targets(*, agent: Agent) -> list[Fact]:
+    """Approved current facts a pending fact may be merged into, by category and key."""
+    return list(
+        facts_usable(agent=agent)
+        .select_related("category")
+        .defer(*VECTORS)
+        .order_by("category__name", "key", "id")
+    )
+
+
+def fact_counts(*, agent: Agent) -> dict[str, int]:
+    """Current facts by status: {"active": n, "pending": m}."""
+    rows = facts_current(agent=agent).values("status").annotate(n=Count("pk"))
+    counts = dict.fromkeys(FactStatus.values, 0)
+    counts.update({r["status"]: r["n"] for r in rows})
+    return counts
+
+
+@dataclass(frozen=True)
+class Chain:
+    predecessors: list[Fact]  # the facts this one superseded (or absorbed), oldest first
+    successors: list[Fact]  # what superseded it, then what superseded that, in order
+
+
+def fact_chain(*, fact: Fact) -> Chain:
+    """The supersede chain around `fact`, both ways (a merge may give several predecessors)."""
+    base = Fact.objects.filter(agent_id=fact.agent_id).defer(*VECTORS).select_related("category")
+    predecessors, frontier, seen = [], [fact.pk], {fact.pk}
+    while frontier and len(predecessors) < CHAIN_LIMIT:
+        found = [f for f in base.filter(superseded_by_id__in=frontier) if f.pk not in seen]
+        predecessors += found
+        seen.update(f.pk for f in found)
+        frontier = [f.pk for f in found]
+    successors, current = [], fact.superseded_by_id
+    while current is not None and current not in seen and len(successors) < CHAIN_LIMIT:
+        nxt = base.filter(pk=current).first()
+        if nxt is None:
+            break
+        successors.append(nxt)
+        seen.add(current)
+        current = nxt.superseded_by_id
+    predecessors.sort(key=lambda f: (f.valid_from, f.pk))
+    return Chain(predecessors=predecessors, successors=successors)

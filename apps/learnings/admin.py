@@ -162,16 +162,9 @@ class LearningAdmin(TeamScopedAdmin):
         self.message_user(request, f"{done} learning(s) archived.")
 
     def save_model(self, request, obj, form, change):
+        fields = {"content": obj.content, "kind": obj.kind, "status": obj.status}
         if change:
-            services.learning_update(
-                learning=obj, content=obj.content, kind=obj.kind, status=obj.status
-            )
+            services.learning_update(learning=obj, **fields)
             return
-        created = services.learning_create(
-            agent=obj.agent,
-            kind=obj.kind,
-            content=obj.content,
-            source=LearningSource.ADMIN,
-            status=obj.status,
-        )
+        created = services.learning_create(agent=obj.agent, source=LearningSource.ADMIN, **fields)
         obj.pk = created.pk

@@ -5,8 +5,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from apps.agents.models import Agent
-from apps.core.fields import VectorField
-from apps.providers.embeddings import EMBEDDING_DIMENSIONS
+from apps.search.models import Embedded, pending_embedding_index
 
 
 class Outcome(models.TextChoices):
@@ -22,7 +21,7 @@ class ErrorRecordQuerySet(models.QuerySet):
         return self.filter(expires_at__gt=timezone.now())
 
 
-class ErrorRecord(models.Model):
+class ErrorRecord(Embedded):
     """A tool failure, what was tried and how it ended (seed 000's error_memory).
 
     Cross-session: a session's reset or removal leaves it. It lives error_memory_ttl_days
@@ -46,10 +45,6 @@ class ErrorRecord(models.Model):
     hit_count = models.PositiveIntegerField(default=0)
     last_hit_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField()
-    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
-    embedding_model = models.CharField(max_length=100, blank=True, default="")
-    embedding_error = models.TextField(blank=True, default="")
-    embedding_attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 
@@ -67,11 +62,7 @@ class ErrorRecord(models.Model):
             models.Index(fields=["agent", "tool_name", "normalized"], name="error_record_dedup"),
             models.Index(fields=["agent", "-created_at", "-id"], name="error_record_agent_time"),
             models.Index(fields=["expires_at"], name="error_record_expiry"),
-            models.Index(
-                fields=["agent", "id"],
-                condition=Q(embedding__isnull=True),
-                name="error_record_pending_embedding",
-            ),
+            pending_embedding_index("error_record_pending_embedding"),
         ]
 
     def __str__(self) -> str:

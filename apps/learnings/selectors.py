@@ -3,7 +3,7 @@ not write: callers refresh the TTL of what they return (services.errors_touch)."
 
 from dataclasses import dataclass, field
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from apps.agents.models import Agent
 from apps.core.errors import InvalidInput, NotFound
@@ -49,25 +49,49 @@ class ErrorSearch:
     degraded: list[str] = field(default_factory=list)  # ["semantic"]: query not embedded
 
 
-def error_get(*, agent: Agent, error_id: int) -> ErrorRecord:
-    record = ErrorRecord.objects.live().filter(agent=agent, pk=error_id).defer("embedding").first()
-    if record is None:
-        raise NotFound("error record not found", loc=["path", "error_id"])
-    return record
+def _one(qs: QuerySet, pk: int, *, what: str, param: str):
+    """The row `pk` of `qs`, or NotFound naming the path parameter."""
+    row = qs.filter(pk=pk).first()
+    if row is None:
+        raise NotFound(f"{what} not found", loc=["path", param])
+    return row
 
 
-def errors_page(
-    *, agent: Agent, tool_name: str | None, outcome: str | None, cursor: str | None, limit: int
-) -> Page[ErrorRecord]:
-    """The agent's live error records, newest first."""
-    qs = ErrorRecord.objects.live().filter(agent=agent).defer("embedding")
-    if tool_name:
-        qs = qs.filter(tool_name=tool_name)
-    if outcome:
-        qs = qs.filter(outcome=outcome)
+def _given(**filters: str | None) -> dict[str, str]:
+    """The filters that are set: a blank or missing one does not filter."""
+    return {name: value for name, value in filters.items() if value}
+
+
+def _newest_first(qs: QuerySet, *, cursor: str | None, limit: int) -> Page:
     return keyset_paginate(
         qs, fields=("created_at", "id"), cursor=cursor, limit=limit, descending=True
     )
+
+
+def _live(agent: Agent) -> QuerySet[ErrorRecord]:
+    """The agent's records not past their expiry, without their vectors."""
+    return ErrorRecord.objects.live().filter(agent=agent).defer("embedding")
+
+
+def error_get(*, agent: Agent, error_id: int) -> ErrorRecord:
+    return _one(_live(agent), error_id, what="error record", param="error_id")
+
+
+def errors_page(
+    *,
+    agent: Agent,
+    tool_name: str | None,
+    outcome: str | None,
+    cursor: str | None,
+    limit: int,
+    q: str | None = None,
+) -> Page[ErrorRecord]:
+    """The agent's live error records, newest first; `q`: a substring of the tool name or
+    the error."""
+    qs = _live(agent).filter(**_given(tool_name=tool_name, outcome=outcome))
+    if q:
+        qs = qs.filter(Q(tool_name__icontains=q) | Q(error__icontains=q))
+    return _newest_first(qs, cursor=cursor, limit=limit)
 
 
 def _similarities(agent: Agent, tool_name: str, text: str, qs) -> dict[int, float]:
@@ -155,24 +179,25 @@ def errors_search(*, agent: Agent, query: str, tool_name: str | None, k: int) ->
 
 
 def learning_get(*, agent: Agent, learning_id: int) -> Learning:
-    learning = Learning.objects.filter(agent=agent, pk=learning_id).first()
-    if learning is None:
-        raise NotFound("learning not found", loc=["path", "learning_id"])
-    return learning
+    return _one(
+        Learning.objects.filter(agent=agent), learning_id, what="learning", param="learning_id"
+    )
 
 
 def learnings_page(
-    *, agent: Agent, kind: str | None, status: str | None, cursor: str | None, limit: int
+    *,
+    agent: Agent,
+    kind: str | None,
+    status: str | None,
+    cursor: str | None,
+    limit: int,
+    q: str | None = None,
 ) -> Page[Learning]:
-    """The agent's learnings, newest first."""
-    qs = Learning.objects.filter(agent=agent)
-    if kind:
-        qs = qs.filter(kind=kind)
-    if status:
-        qs = qs.filter(status=status)
-    return keyset_paginate(
-        qs, fields=("created_at", "id"), cursor=cursor, limit=limit, descending=True
-    )
+    """The agent's learnings, newest first; `q`: a substring of the content."""
+    qs = Learning.objects.filter(agent=agent, **_given(kind=kind, status=status))
+    if q:
+        qs = qs.filter(content__icontains=q)
+    return _newest_first(qs, cursor=cursor, limit=limit)
 
 
 def learnings_active(*, agent: Agent) -> list[Learning]:

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.http import HttpRequest
 
-from apps.agents.scoping import TeamScopedAdmin
+from apps.agents.scoping import ReadOnlyAdmin, TeamScopedAdmin
 from apps.lifecycle.models import HistoryEntry, Lease, Run
 from apps.search.admin import embedding_status_filter
 
@@ -36,9 +36,9 @@ class RunAdmin(TeamScopedAdmin):
 
 
 @admin.register(HistoryEntry)
-class HistoryEntryAdmin(TeamScopedAdmin):
+class HistoryEntryAdmin(ReadOnlyAdmin):
     """Seed 004's append-only history ("never truncated"): read-only, and no one deletes an
-    entry here, superusers included (no delete permission, so no bulk delete action)."""
+    entry here, superusers included (ReadOnlyAdmin)."""
 
     list_display = ["created_at", "agent", "session_key", "kind", "short_content"]
     list_filter = ["kind", "agent__team", "agent", embedding_status_filter("history")]
@@ -62,15 +62,6 @@ class HistoryEntryAdmin(TeamScopedAdmin):
 
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).defer("embedding")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
     @admin.display(description="content")
     def short_content(self, obj: HistoryEntry) -> str:

@@ -6,9 +6,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from apps.agents.models import Agent
-from apps.core.fields import VectorField
-from apps.providers.embeddings import EMBEDDING_DIMENSIONS
-from apps.search.models import TokenStates
+from apps.search.models import Embedded, TokenStates, pending_embedding_index, token_owner
 
 
 class RunKind(models.TextChoices):
@@ -108,7 +106,7 @@ class HistoryKind(models.TextChoices):
     RAW_FALLBACK = "raw-fallback"
 
 
-class HistoryEntry(models.Model):
+class HistoryEntry(Embedded):
     """One entry of seed 004's append-only history (HISTORY.md, HISTORY-YYYY-MM.md)."""
 
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="history")
@@ -124,21 +122,13 @@ class HistoryEntry(models.Model):
     )
     first_message_at = models.DateTimeField(null=True, blank=True)
     last_message_at = models.DateTimeField(null=True, blank=True)
-    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
-    embedding_model = models.CharField(max_length=100, blank=True, default="")
-    embedding_error = models.TextField(blank=True, default="")
-    embedding_attempts = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["created_at", "id"]
         verbose_name_plural = "history entries"
         indexes = [
             models.Index(fields=["agent", "created_at", "id"], name="history_agent_time"),
-            models.Index(
-                fields=["agent", "id"],
-                condition=Q(embedding__isnull=True),
-                name="history_pending_embedding",
-            ),
+            pending_embedding_index("history_pending_embedding"),
         ]
 
     def __str__(self) -> str:
@@ -149,15 +139,10 @@ class HistoryEntryTokens(TokenStates):
     """A history entry's token states (apps/search/models.py), for reranking in memory
     search. Deleted with its entry."""
 
-    entry = models.OneToOneField(
-        HistoryEntry, primary_key=True, on_delete=models.CASCADE, related_name="token_states"
-    )
+    entry = token_owner(HistoryEntry)
 
     class Meta:
         verbose_name_plural = "history entry tokens"
-
-    def __str__(self) -> str:
-        return f"tokens {self.entry_id}"
 
 
 class Lease(models.Model):

@@ -18,6 +18,8 @@ from apps.agents.models import Agent, MemberRole
 from apps.agents.selectors import agent_for_user, user_role
 from apps.core.errors import NotFound
 
+View = Callable[..., HttpResponse]
+
 
 @dataclass(frozen=True)
 class Access:
@@ -48,7 +50,7 @@ def _forbidden(request: HttpRequest) -> HttpResponse:
     return render(request, "403.html", status=403)
 
 
-def agent_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+def agent_page(view: View) -> View:
     """A page about one agent, for any member of its team: `view(request, access, ...)`."""
 
     @login_required
@@ -60,12 +62,12 @@ def agent_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
     return wrapped
 
 
-def agent_action(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """A change to one agent's memory, POST only and for editors: `view(request, access, ...)`.
-    A viewer gets 403; someone outside the team 404 (the agent is not there for them)."""
+def _for_editors(view: View, methods: list[str]) -> View:
+    """`view(request, access, ...)` for the agent's editors: a viewer gets 403; someone
+    outside the team 404 (the agent is not there for them)."""
 
     @login_required
-    @require_http_methods(["POST"])
+    @require_http_methods(methods)
     @wraps(view)
     def wrapped(request: HttpRequest, slug: str, *args, **kwargs) -> HttpResponse:
         access = _resolve(request, slug)
@@ -76,16 +78,11 @@ def agent_action(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespons
     return wrapped
 
 
-def agent_form(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """An edit form: GET shows it, POST saves; both for editors only (viewers get 403)."""
+def agent_action(view: View) -> View:
+    """A change to one agent's memory, POST only and for editors (_for_editors)."""
+    return _for_editors(view, ["POST"])
 
-    @login_required
-    @require_http_methods(["GET", "HEAD", "POST"])
-    @wraps(view)
-    def wrapped(request: HttpRequest, slug: str, *args, **kwargs) -> HttpResponse:
-        access = _resolve(request, slug)
-        if not access.can_edit:
-            return _forbidden(request)
-        return view(request, access, *args, **kwargs)
 
-    return wrapped
+def agent_form(view: View) -> View:
+    """An edit form: GET shows it, POST saves; both for editors only (_for_editors)."""
+    return _for_editors(view, ["GET", "HEAD", "POST"])

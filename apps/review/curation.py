@@ -1,5 +1,5 @@
-"""Reads and rendering helpers for the curation pages: search, facts, the review queue,
-learnings and error memory.
+"""Rendering helpers for the curation pages: search hits, fact groups and version diffs.
+The pages read through the domain apps' selectors.
 
 Everything that turns stored text into HTML escapes it first: `highlight` and `word_diff`
 build their markup from escaped pieces, so user text is never marked safe as it is.
@@ -9,19 +9,16 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from django.db.models import Count
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from apps.agents.models import Agent
 from apps.conversations.search import SearchResult
 from apps.conversations.selectors import sessions_page
-from apps.facts.models import Fact, FactStatus, FactVersion
-from apps.facts.selectors import VECTORS, facts_current
-from apps.learnings.models import ErrorRecord, Learning
+from apps.facts.models import Fact, FactVersion
+from apps.facts.selectors import fact_versions, facts_by_category
 
 SESSION_CHOICES = 200  # the newest sessions offered in the search filter; a key also works
-CHAIN_LIMIT = 50  # supersede chains are short; this only bounds a corrupted loop
 _WORD = re.compile(r"\w[\w'-]*", re.UNICODE)
 
 
@@ -109,25 +106,9 @@ class FactGroup:
 def fact_groups(*, agent: Agent) -> list[FactGroup]:
     """Current facts (approved and pending) by category name, most salient first."""
     groups: dict[str, FactGroup] = {}
-    rows = (
-        facts_current(agent=agent)
-        .select_related("category")
-        .defer(*VECTORS)
-        .order_by("category__name", "-salience", "id")
-    )
-    for fact in rows:
+    for fact in facts_by_category(agent=agent):
         groups.setdefault(fact.category.name, FactGroup(fact.category.name)).facts.append(fact)
     return list(groups.values())
-
-
-def fact_page_get(*, agent: Agent, fact_id: int) -> Fact | None:
-    """One of the agent's facts, current or not, or None."""
-    return (
-        Fact.objects.filter(agent=agent, pk=fact_id)
-        .select_related("category", "superseded_by")
-        .defer(*VECTORS)
-        .first()
-    )
 
 
 @dataclass(frozen=True)
@@ -138,103 +119,4 @@ class VersionDiff:
 
 def version_diffs(*, fact: Fact) -> list[VersionDiff]:
     """The fact's versions, oldest first, each with the diff of its old and new value."""
-    return [
-        VersionDiff(v, word_diff(v.old_value, v.new_value))
-        for v in FactVersion.objects.filter(fact=fact).order_by("number")
-    ]
-
-
-@dataclass(frozen=True)
-class Chain:
-    predecessors: list[Fact]  # the facts this one superseded (or absorbed), oldest first
-    successors: list[Fact]  # what superseded it, then what superseded that, in order
-
-
-def supersede_chain(*, fact: Fact) -> Chain:
-    """The supersede chain around `fact`, both ways (a merge may give several predecessors)."""
-    base = Fact.objects.filter(agent_id=fact.agent_id).defer(*VECTORS).select_related("category")
-    predecessors, frontier, seen = [], [fact.pk], {fact.pk}
-    while frontier and len(predecessors) < CHAIN_LIMIT:
-        found = [f for f in base.filter(superseded_by_id__in=frontier) if f.pk not in seen]
-        predecessors += found
-        seen.update(f.pk for f in found)
-        frontier = [f.pk for f in found]
-    successors, current = [], fact.superseded_by_id
-    while current is not None and current not in seen and len(successors) < CHAIN_LIMIT:
-        nxt = base.filter(pk=current).first()
-        if nxt is None:
-            break
-        successors.append(nxt)
-        seen.add(current)
-        current = nxt.superseded_by_id
-    predecessors.sort(key=lambda f: (f.valid_from, f.pk))
-    return Chain(predecessors=predecessors, successors=successors)
-
-
-# --- review queue ---
-
-
-def pending_facts(*, agent: Agent) -> list[Fact]:
-    """Facts waiting for review, oldest first, with their versions counted."""
-    return list(
-        facts_current(agent=agent)
-        .filter(status=FactStatus.PENDING)
-        .select_related("category", "session")
-        .defer(*VECTORS)
-        .annotate(version_count=Count("versions"))
-        .order_by("created_at", "id")
-    )
-
-
-def merge_targets(*, agent: Agent) -> list[Fact]:
-    """Approved current facts a pending fact may be merged into, by category and key."""
-    return list(
-        facts_current(agent=agent)
-        .filter(status=FactStatus.ACTIVE)
-        .select_related("category")
-        .defer(*VECTORS)
-        .order_by("category__name", "key", "id")
-    )
-
-
-def fact_counts(*, agent: Agent) -> dict[str, int]:
-    """Current facts by status: {"active": n, "pending": m}."""
-    rows = facts_current(agent=agent).values("status").annotate(n=Count("pk"))
-    counts = dict.fromkeys(FactStatus.values, 0)
-    counts.update({r["status"]: r["n"] for r in rows})
-    return counts
-
-
-# --- learnings and error memory ---
-
-
-def learnings_list(*, agent: Agent, status: str = "", kind: str = "", q: str = "") -> list:
-    """The agent's learnings, newest first, filtered by status, kind and a substring."""
-    qs = Learning.objects.filter(agent=agent)
-    if status:
-        qs = qs.filter(status=status)
-    if kind:
-        qs = qs.filter(kind=kind)
-    if q:
-        qs = qs.filter(content__icontains=q)
-    return list(qs.order_by("-created_at", "-id")[:500])
-
-
-def errors_list(*, agent: Agent, outcome: str = "", q: str = "") -> list[ErrorRecord]:
-    """The agent's live error records, newest first, filtered by outcome and a substring of
-    the tool name or error."""
-    qs = ErrorRecord.objects.live().filter(agent=agent).defer("embedding")
-    if outcome:
-        qs = qs.filter(outcome=outcome)
-    if q:
-        qs = qs.filter(tool_name__icontains=q) | qs.filter(error__icontains=q)
-    return list(qs.order_by("-created_at", "-id")[:500])
-
-
-def learning_page_get(*, agent: Agent, learning_id: int) -> Learning | None:
-    return Learning.objects.filter(agent=agent, pk=learning_id).first()
-
-
-def error_page_get(*, agent: Agent, error_id: int) -> ErrorRecord | None:
-    """One of the agent's live error records, or None (an expired one is gone)."""
-    return ErrorRecord.objects.live().filter(agent=agent, pk=error_id).defer("embedding").first()
+    return [VersionDiff(v, word_diff(v.old_value, v.new_value)) for v in fact_versions(fact=fact)]

@@ -43,6 +43,16 @@ class Embedding:
     codes: np.ndarray | None = None
     space: str = ""
 
+    def columns(self) -> dict[str, object]:
+        """The Embedded columns (apps/search/models.py) of a row embedded before its write;
+        a failure counts as its first attempt."""
+        return {
+            "embedding": self.vector,
+            "embedding_model": self.model,
+            "embedding_error": self.error,
+            "embedding_attempts": 1 if self.error else 0,
+        }
+
 
 @dataclass(frozen=True)
 class EmbedResult:

@@ -6,8 +6,7 @@ import json
 import pytest
 
 from apps.conversations.models import Message, Session
-from apps.core.fields import MAX_JSON_BYTES, MAX_JSON_DEPTH
-from apps.core.validation import MAX_BODY_DEPTH
+from apps.core.validation import MAX_BODY_DEPTH, MAX_JSON_BYTES, MAX_JSON_DEPTH
 from apps.learnings.models import ErrorRecord
 
 pytestmark = pytest.mark.django_db

@@ -36,12 +36,7 @@ def category_get_or_create(
     category, created = Category.objects.get_or_create(
         agent=agent,
         name=name,
-        defaults={
-            "embedding": emb.vector,
-            "embedding_model": emb.model,
-            "embedding_error": emb.error,
-            "embedding_attempts": 1 if emb.error else 0,
-        },
+        defaults=emb.columns(),
     )
     if created and emb.vector is None:
         schedule_embedding(corpus="categories", ids=[category.pk])

@@ -16,8 +16,9 @@ from django.utils import timezone
 
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
-from apps.core.errors import Conflict, InvalidInput, NotFound
+from apps.core.errors import Conflict, InvalidInput
 from apps.facts.models import Fact, FactStatus, FactVersion
+from apps.facts.selectors import fact_get
 from apps.facts.services.salience import fact_salience, lock_facts
 from apps.facts.services.versions import add_version, fact_update
 
@@ -72,36 +73,24 @@ def _merge(agent: Agent, keep: Fact, other: Fact, changed_by: str) -> Fact:
             reason=f"merged from #{other.pk}: {version.reason}"[:500],
             at=version.changed_at,
         )
-    add_version(
-        keep,
-        old=other.value,
-        new=keep.value,
-        by=changed_by,
-        reason=f"merged #{other.pk} into this fact",
-        at=now,
-    )
     keep.access_count += other.access_count
     keep.importance = max(keep.importance, other.importance)
     keep.salience = fact_salience(keep, config=agent.config, now=now)
     keep.updated_at = now
     keep.save(update_fields=["access_count", "importance", "salience", "updated_at"])
     Fact.objects.filter(pk=other.pk).update(valid_to=now, superseded_by=keep, updated_at=now)
-    add_version(
-        other,
-        old=other.value,
-        new=keep.value,
-        by=changed_by,
-        reason=f"merged into #{keep.pk}",
-        at=now,
-    )
+    # Both facts record the merge: `other`'s value gave way to `keep`'s.
+    for fact, reason in (
+        (keep, f"merged #{other.pk} into this fact"),
+        (other, f"merged into #{keep.pk}"),
+    ):
+        add_version(fact, old=other.value, new=keep.value, by=changed_by, reason=reason, at=now)
     return keep
 
 
 def _pending_now(agent: Agent, fact: Fact) -> Fact:
     """The fact as it is now (caller holds the locks); Conflict unless current and pending."""
-    found = Fact.objects.select_related("category").filter(agent=agent, pk=fact.pk).first()
-    if found is None:
-        raise NotFound("fact not found", loc=["path", "fact_id"])
+    found = fact_get(agent=agent, fact_id=fact.pk)
     if found.valid_to is not None or found.status != FactStatus.PENDING:
         raise Conflict("the fact is not waiting for review", loc=["path", "fact_id"])
     return found

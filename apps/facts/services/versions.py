@@ -11,9 +11,10 @@ from django.utils import timezone
 
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
-from apps.core.errors import Conflict, NotFound
+from apps.core.errors import Conflict
 from apps.facts import text
 from apps.facts.models import Fact, FactStatus, FactVersion
+from apps.facts.selectors import fact_get
 from apps.facts.services.categories import category_get_or_create, category_vectors
 from apps.facts.services.salience import fact_salience, lock_facts
 from apps.facts.services.validation import (
@@ -46,20 +47,11 @@ def change_value(
     old = fact.value
     fact.value = value
     fact.normalized = text.normalized_hash(value)
-    fact.embedding, fact.embedding_model, fact.embedding_error = emb.vector, emb.model, emb.error
-    fact.embedding_attempts = 1 if emb.error else 0
+    columns = emb.columns()
+    for name, column_value in columns.items():
+        setattr(fact, name, column_value)
     fact.updated_at = now
-    fact.save(
-        update_fields=[
-            "value",
-            "normalized",
-            "embedding",
-            "embedding_model",
-            "embedding_error",
-            "embedding_attempts",
-            "updated_at",
-        ]
-    )
+    fact.save(update_fields=["value", "normalized", *columns, "updated_at"])
     add_version(fact, old=old, new=value, by=by, reason=reason, at=now)
     states_replace(corpus="facts", pk=fact.pk, emb=emb)
     if emb.vector is None:
@@ -71,10 +63,7 @@ def _locked(agent: Agent, fact: Fact) -> Fact:
     """The agent lock, then the fact's row lock; the fact as it is now."""
     lock_agent(agent)
     lock_facts([fact.pk])
-    found = Fact.objects.select_related("category").filter(pk=fact.pk, agent=agent).first()
-    if found is None:
-        raise NotFound("fact not found", loc=["path", "fact_id"])
-    return found
+    return fact_get(agent=agent, fact_id=fact.pk)
 
 
 def fact_update(
@@ -198,10 +187,7 @@ def fact_insert(
         source=source,
         status=status,
         importance=importance,
-        embedding=emb.vector,
-        embedding_model=emb.model,
-        embedding_error=emb.error,
-        embedding_attempts=1 if emb.error else 0,
+        **emb.columns(),
         session_id=session_id,
         valid_from=now,
         created_at=now,

@@ -6,7 +6,6 @@ hit"); the beat deletes what is past it.
 """
 
 import hashlib
-import json
 import re
 import unicodedata
 import uuid
@@ -21,18 +20,16 @@ from django.utils import timezone
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.core.errors import InvalidInput, NotFound, PayloadTooLarge
-from apps.core.validation import json_depth, json_size
+from apps.core.validation import check_json_limits, check_parsed, clean_text
 from apps.learnings.models import ErrorRecord, Outcome
 from apps.search.embedding import schedule_embedding
 
-MAX_JSON_BYTES = 64 * 1024
-MAX_JSON_DEPTH = 20
 MAX_TOOL_CHARS = 200
+MAX_TEXT_BYTES = 64 * 1024  # an error, strategy or resolution
 # Numbers, hex and ids differ between two occurrences of one error: they do not count.
 _VOLATILE = re.compile(
     r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|0x[0-9a-f]+|\d+"
 )
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def normalize_error(text: str) -> str:
@@ -50,27 +47,22 @@ def expiry(agent: Agent, now: datetime) -> datetime:
 
 
 def clean_json(value: Any, *, loc: list) -> dict:
-    """A JSON object within MAX_JSON_BYTES and MAX_JSON_DEPTH; InvalidInput otherwise."""
+    """A JSON object within the free-form limits (check_json_limits) that PostgreSQL can
+    store (check_parsed: no NUL, lone surrogate or non-finite number); InvalidInput or
+    PayloadTooLarge naming `loc` otherwise."""
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise InvalidInput("must be a JSON object", loc=loc)
-    # Depth first and iteratively: json.dumps of a deep value would hit the recursion limit.
-    if json_depth(value) > MAX_JSON_DEPTH:
-        raise InvalidInput(f"is nested deeper than {MAX_JSON_DEPTH}", loc=loc)
     try:
-        json.dumps(value, allow_nan=False)
-        size = json_size(value)  # counted as the API's field types count it
-    except (TypeError, ValueError) as exc:
+        check_json_limits(value, loc=loc)
+    except TypeError as exc:  # a value json.dumps cannot write (a set, a datetime)
         raise InvalidInput(f"is not plain JSON: {exc}", loc=loc) from exc
-    if size > MAX_JSON_BYTES:
-        raise PayloadTooLarge(f"is {size} bytes of JSON; the limit is {MAX_JSON_BYTES}", loc=loc)
-    if "\\u0000" in json.dumps(value):
-        raise InvalidInput("must not contain NUL characters", loc=loc)
+    check_parsed(value, loc=loc)
     return value
 
 
-def bounded_json(value: Any) -> dict:
+def _captured_json(value: Any) -> dict:
     """`value` if clean_json accepts it, else a note of what was dropped (capture must not
     fail an append that is already stored)."""
     try:
@@ -79,27 +71,22 @@ def bounded_json(value: Any) -> dict:
         return {"dropped": exc.message}
 
 
-def clean_text(value: object, *, loc: list, required: bool = False, limit: int = 64 * 1024) -> str:
-    if value is None:
-        value = ""
-    if not isinstance(value, str):
-        raise InvalidInput("must be a string", loc=loc)
-    if required and not value.strip():
-        raise InvalidInput("must not be empty", loc=loc)
-    if "\x00" in value:
-        raise InvalidInput("must not contain NUL characters", loc=loc)
-    if len(value.encode("utf-8")) > limit:
-        raise PayloadTooLarge(f"is over {limit} bytes", loc=loc)
-    return value.strip()
+def _text(value: object, field: str, *, required: bool = False) -> str:
+    """An error, strategy or resolution: text under the body's `field`."""
+    return clean_text(
+        value, label=field, loc=["body", field], required=required, max_bytes=MAX_TEXT_BYTES
+    )
 
 
 def clean_tool(value: object, *, loc: list) -> str:
-    tool = clean_text(value, loc=loc, required=True, limit=MAX_TOOL_CHARS * 4)
-    if len(tool) > MAX_TOOL_CHARS or _CONTROL.search(tool):
-        raise InvalidInput(
-            f"must be at most {MAX_TOOL_CHARS} characters, no control characters", loc=loc
-        )
-    return tool
+    return clean_text(
+        value,
+        label="tool_name",
+        loc=loc,
+        required=True,
+        max_bytes=MAX_TOOL_CHARS * 4,
+        max_chars=MAX_TOOL_CHARS,
+    )
 
 
 def clean_outcome(value: object, *, loc: list) -> str:
@@ -125,45 +112,11 @@ def _insert(agent: Agent, now: datetime, **fields) -> ErrorRecord:
     return record
 
 
-def _cleaned(*, tool_name, error, strategy, resolution, outcome, arguments, context) -> dict:
-    """A record's fields, validated (InvalidInput or PayloadTooLarge naming the field)."""
-    error = clean_text(error, loc=["body", "error"], required=True)
-    return {
-        "tool_name": clean_tool(tool_name, loc=["body", "tool_name"]),
-        "error": error,
-        "normalized": error_key(error),
-        "strategy": clean_text(strategy, loc=["body", "strategy"]),
-        "resolution": clean_text(resolution, loc=["body", "resolution"]),
-        "outcome": clean_outcome(outcome, loc=["body", "outcome"]),
-        "arguments": clean_json(arguments, loc=["body", "arguments"]),
-        "context": clean_json(context, loc=["body", "context"]),
-    }
-
-
-def error_record_create(
-    *,
-    agent: Agent,
-    tool_name: str,
-    error: str,
-    arguments: dict | None = None,
-    context: dict | None = None,
-    strategy: str = "",
-    outcome: str = Outcome.OPEN,
-    resolution: str = "",
-    session_id: uuid.UUID | None = None,
+def _remember(
+    agent: Agent, fields: dict, *, session_id: uuid.UUID | None
 ) -> tuple[ErrorRecord, bool]:
-    """Record what was tried against an error and how it ended. The same tool, error and
-    strategy again is one record: its outcome and resolution are updated and it counts a
-    hit. Returns (record, created)."""
-    fields = _cleaned(
-        tool_name=tool_name,
-        error=error,
-        strategy=strategy,
-        resolution=resolution,
-        outcome=outcome,
-        arguments=arguments,
-        context=context,
-    )
+    """Insert the record, or update and hit the live one with its tool, error and strategy:
+    (record, created)."""
     with transaction.atomic():
         lock_agent(agent)
         now = timezone.now()
@@ -184,8 +137,36 @@ def error_record_create(
                 same.updated_at = now
                 same.save(update_fields=["outcome", "resolution", "updated_at"])
             return _hit(same, agent, now), False
-        record = _insert(agent, now, session_id=session_id, **fields)
-    return record, True
+        return _insert(agent, now, session_id=session_id, **fields), True
+
+
+def error_record_create(
+    *,
+    agent: Agent,
+    tool_name: str,
+    error: str,
+    arguments: dict | None = None,
+    context: dict | None = None,
+    strategy: str = "",
+    outcome: str = Outcome.OPEN,
+    resolution: str = "",
+    session_id: uuid.UUID | None = None,
+) -> tuple[ErrorRecord, bool]:
+    """Record what was tried against an error and how it ended. The same tool, error and
+    strategy again is one record: its outcome and resolution are updated and it counts a
+    hit. Returns (record, created); InvalidInput or PayloadTooLarge name a bad field."""
+    error = _text(error, "error", required=True)
+    fields = {
+        "tool_name": clean_tool(tool_name, loc=["body", "tool_name"]),
+        "error": error,
+        "normalized": error_key(error),
+        "strategy": _text(strategy, "strategy"),
+        "resolution": _text(resolution, "resolution"),
+        "outcome": clean_outcome(outcome, loc=["body", "outcome"]),
+        "arguments": clean_json(arguments, loc=["body", "arguments"]),
+        "context": clean_json(context, loc=["body", "context"]),
+    }
+    return _remember(agent, fields, session_id=session_id)
 
 
 def error_capture(
@@ -218,8 +199,8 @@ def error_capture(
             tool_name=tool_name[:MAX_TOOL_CHARS],
             error=error,
             normalized=key,
-            arguments=bounded_json(arguments),
-            context=bounded_json(context),
+            arguments=_captured_json(arguments),
+            context=_captured_json(context),
         )
     return record, True
 
@@ -237,10 +218,10 @@ def error_record_update(
         record.outcome = clean_outcome(outcome, loc=["body", "outcome"])
         fields.append("outcome")
     if strategy is not None:
-        record.strategy = clean_text(strategy, loc=["body", "strategy"])
+        record.strategy = _text(strategy, "strategy")
         fields.append("strategy")
     if resolution is not None:
-        record.resolution = clean_text(resolution, loc=["body", "resolution"])
+        record.resolution = _text(resolution, "resolution")
         fields.append("resolution")
     record.updated_at = timezone.now()
     if not ErrorRecord.objects.filter(pk=record.pk).exists():

@@ -13,6 +13,7 @@ from django.utils import timezone
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.core.errors import Conflict, InvalidInput
+from apps.core.validation import clean_text
 from apps.learnings.models import (
     ErrorRecord,
     Learning,
@@ -21,7 +22,7 @@ from apps.learnings.models import (
     LearningStatus,
     Outcome,
 )
-from apps.learnings.services.errors import MAX_TOOL_CHARS, clean_text, normalize_error
+from apps.learnings.services.errors import MAX_TOOL_CHARS, normalize_error
 
 # A captured failure's learning is one line in get_context: each part of it is bounded.
 MAX_ERROR_CHARS = 300
@@ -37,7 +38,11 @@ def _choice(value: object, choices, *, loc: list) -> str:
 
 def _content(agent: Agent, value: object) -> str:
     return clean_text(
-        value, loc=["body", "content"], required=True, limit=agent.config.max_content_bytes
+        value,
+        label="content",
+        loc=["body", "content"],
+        required=True,
+        max_bytes=agent.config.max_content_bytes,
     )
 
 

@@ -1,15 +1,26 @@
-"""What the curation views share: the audit event, the refusal page and the edit-form cycle."""
+"""What the curation views share: the 404 of a selector's get, the audit event, the refusal
+page and the edit-form cycle."""
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from django import forms
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from apps.agents.services import audit_record
-from apps.core.errors import ApplicationError, Conflict
+from apps.core.errors import ApplicationError, Conflict, NotFound
 from apps.review.access import Access
+
+T = TypeVar("T")
+
+
+def or_404(selector: Callable[..., T], **kwargs: Any) -> T:
+    """`selector(**kwargs)`: a domain app's get, its NotFound answered as the page's 404."""
+    try:
+        return selector(**kwargs)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
 
 
 def audit(

@@ -1,20 +1,24 @@
 """Facts: grouped by category with salience, one fact with its versions (diffed) and its
 supersede chain; editors edit (fact_update) and delete (fact_delete)."""
 
+from collections.abc import Callable
+
 from django.contrib import messages
 from django.db import transaction
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
 from apps.agents.services import snapshot
 from apps.facts.models import Fact
+from apps.facts.selectors import fact_chain, fact_counts, fact_get
 from apps.facts.services import fact_delete as fact_delete_service
 from apps.facts.services import fact_update
 from apps.review import curation
 from apps.review.access import Access, agent_action, agent_form, agent_page
 from apps.review.forms import FactForm
-from apps.review.views.common import audit, changed_by, edit_form, refused
+from apps.review.views.common import audit, changed_by, edit_form, or_404, refused
 
+EDIT_TEMPLATES = {"facts": "review/fact_edit.html", "queue": "review/queue_edit.html"}
 FACT_FIELDS = ["category", "key", "value", "importance", "status", "valid_to", "superseded_by_id"]
 
 
@@ -33,11 +37,26 @@ def fact_initial(fact: Fact) -> dict:
     }
 
 
+def fact_form(
+    request, access: Access, fact: Fact, *, tab: str, save: Callable[[dict], HttpResponse]
+) -> HttpResponse:
+    """The fact's edit form on the facts tab or the queue's, starting from what the fact
+    holds now."""
+    form = FactForm(request.POST or None, initial=fact_initial(fact))
+    return edit_form(
+        request,
+        access,
+        form=form,
+        tab=tab,
+        template=EDIT_TEMPLATES[tab],
+        context={"fact": fact},
+        save=save,
+    )
+
+
 def get_fact(access: Access, fact_id: int) -> Fact:
-    fact = curation.fact_page_get(agent=access.agent, fact_id=fact_id)
-    if fact is None:
-        raise Http404("fact not found")
-    return fact
+    """One of the agent's facts, current or not; 404 otherwise."""
+    return or_404(fact_get, agent=access.agent, fact_id=fact_id)
 
 
 @agent_page
@@ -47,7 +66,7 @@ def fact_list(request, access: Access):
         "access": access,
         "tab": "facts",
         "groups": groups,
-        "counts": curation.fact_counts(agent=access.agent),
+        "counts": fact_counts(agent=access.agent),
     }
     return render(request, "review/facts.html", context)
 
@@ -60,7 +79,7 @@ def fact_detail(request, access: Access, fact_id: int):
         "tab": "facts",
         "fact": fact,
         "versions": curation.version_diffs(fact=fact),
-        "chain": curation.supersede_chain(fact=fact),
+        "chain": fact_chain(fact=fact),
     }
     return render(request, "review/fact.html", context)
 
@@ -76,7 +95,6 @@ def fact_edit(request, access: Access, fact_id: int):
             tab="facts",
             message="A superseded fact is history and cannot be edited.",
         )
-    initial = fact_initial(fact)
 
     def save(data: dict) -> HttpResponse:
         before = fact_snapshot(fact)
@@ -99,15 +117,7 @@ def fact_edit(request, access: Access, fact_id: int):
         messages.success(request, f"Fact #{fact.pk} saved.")
         return redirect("review:fact", access.agent.slug, fact.pk)
 
-    return edit_form(
-        request,
-        access,
-        form=FactForm(request.POST or None, initial=initial),
-        tab="facts",
-        template="review/fact_edit.html",
-        context={"fact": fact},
-        save=save,
-    )
+    return fact_form(request, access, fact, tab="facts", save=save)
 
 
 @agent_action

@@ -2,26 +2,33 @@
 record an error's outcome, strategy and resolution, extend its life by the TTL or expire it
 now (error_record_expire: no longer served, deleted by the next errors_expire sweep)."""
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
 from django.contrib import messages
 from django.db import transaction
-from django.http import Http404, HttpResponse
+from django.db.models import Model
+from django.forms import Form
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
 from apps.agents.services import snapshot
 from apps.learnings.models import ErrorRecord, LearningKind, LearningStatus, Outcome
+from apps.learnings.selectors import error_get, errors_page, learning_get, learnings_page
 from apps.learnings.services import (
     error_record_expire,
     error_record_update,
     errors_extend,
     learning_update,
 )
-from apps.review import curation
 from apps.review.access import Access, agent_action, agent_form, agent_page
 from apps.review.forms import ErrorRecordForm, LearningForm
-from apps.review.views.common import audit, edit_form
+from apps.review.views.common import audit, edit_form, or_404
 
 LEARNING_FIELDS = ["kind", "content", "status", "source"]
 ERROR_FIELDS = ["tool_name", "outcome", "strategy", "resolution", "expires_at"]
+ROWS = 500  # each list shows the newest this many
 
 
 def _choice(value: str, choices) -> str:
@@ -35,11 +42,12 @@ def learning_list(request, access: Access):
     kind = _choice(request.GET.get("kind", ""), LearningKind)
     outcome = _choice(request.GET.get("outcome", ""), Outcome)
     q = request.GET.get("q", "")[:200]
+    first = {"agent": access.agent, "q": q, "cursor": None, "limit": ROWS}
     context = {
         "access": access,
         "tab": "learnings",
-        "learnings": curation.learnings_list(agent=access.agent, status=status, kind=kind, q=q),
-        "errors": curation.errors_list(agent=access.agent, outcome=outcome, q=q),
+        "learnings": learnings_page(status=status, kind=kind, **first).items,
+        "errors": errors_page(tool_name=None, outcome=outcome, **first).items,
         "filters": {"status": status, "kind": kind, "outcome": outcome, "q": q},
         "statuses": LearningStatus.values,
         "kinds": LearningKind.values,
@@ -48,45 +56,64 @@ def learning_list(request, access: Access):
     return render(request, "review/learnings.html", context)
 
 
-@agent_form
-def learning_edit(request, access: Access, learning_id: int):
-    learning = curation.learning_page_get(agent=access.agent, learning_id=learning_id)
-    if learning is None:
-        raise Http404("learning not found")
-    initial = {"content": learning.content, "kind": learning.kind, "status": learning.status}
+@dataclass(frozen=True)
+class _Editing:
+    """What an edit page of a learning or an error record needs besides the row."""
+
+    name: str  # review/<name>_edit.html; audited as "<name>.update"
+    noun: str  # in the note after saving
+    variable: str  # the row's name in the template
+    fields: list[str]  # audited
+    form: type[Form]
+
+
+LEARNING = _Editing("learning", "Learning", "learning", LEARNING_FIELDS, LearningForm)
+ERROR = _Editing("error", "Error record", "record", ERROR_FIELDS, ErrorRecordForm)
+
+
+def _edit(
+    request, access: Access, page: _Editing, row: Model, *, initial: dict, update: Callable
+) -> HttpResponse:
+    """The edit form of `row`: the change, `update(**data)`, and its audit commit together
+    (no provider call), then back to the list."""
 
     def save(data: dict) -> HttpResponse:
-        before = snapshot(learning, LEARNING_FIELDS)
-        with transaction.atomic():  # no provider call: change and audit together
-            updated = learning_update(learning=learning, **data)
-            after = snapshot(updated, LEARNING_FIELDS)
+        before = snapshot(row, page.fields)
+        with transaction.atomic():
+            updated = update(**data)
+            after = snapshot(updated, page.fields)
             audit(
                 request,
                 access,
-                action="learning.update",
+                action=f"{page.name}.update",
                 target=updated,
                 before=before,
                 after=after,
             )
-        messages.success(request, f"Learning #{updated.pk} saved.")
+        messages.success(request, f"{page.noun} #{updated.pk} saved.")
         return redirect("review:learnings", access.agent.slug)
 
     return edit_form(
         request,
         access,
-        form=LearningForm(request.POST or None, initial=initial),
+        form=page.form(request.POST or None, initial=initial),
         tab="learnings",
-        template="review/learning_edit.html",
-        context={"learning": learning},
+        template=f"review/{page.name}_edit.html",
+        context={page.variable: row},
         save=save,
     )
 
 
+@agent_form
+def learning_edit(request, access: Access, learning_id: int):
+    learning = or_404(learning_get, agent=access.agent, learning_id=learning_id)
+    initial = {"content": learning.content, "kind": learning.kind, "status": learning.status}
+    update = partial(learning_update, learning=learning)
+    return _edit(request, access, LEARNING, learning, initial=initial, update=update)
+
+
 def _error(access: Access, error_id: int) -> ErrorRecord:
-    record = curation.error_page_get(agent=access.agent, error_id=error_id)
-    if record is None:
-        raise Http404("error record not found")
-    return record
+    return or_404(error_get, agent=access.agent, error_id=error_id)
 
 
 @agent_form
@@ -97,27 +124,8 @@ def error_edit(request, access: Access, error_id: int):
         "strategy": record.strategy,
         "resolution": record.resolution,
     }
-
-    def save(data: dict) -> HttpResponse:
-        before = snapshot(record, ERROR_FIELDS)
-        with transaction.atomic():  # no provider call: change and audit together
-            updated = error_record_update(record=record, **data)
-            after = snapshot(updated, ERROR_FIELDS)
-            audit(
-                request, access, action="error.update", target=updated, before=before, after=after
-            )
-        messages.success(request, f"Error record #{updated.pk} saved.")
-        return redirect("review:learnings", access.agent.slug)
-
-    return edit_form(
-        request,
-        access,
-        form=ErrorRecordForm(request.POST or None, initial=initial),
-        tab="learnings",
-        template="review/error_edit.html",
-        context={"record": record},
-        save=save,
-    )
+    update = partial(error_record_update, record=record)
+    return _edit(request, access, ERROR, record, initial=initial, update=update)
 
 
 @agent_action

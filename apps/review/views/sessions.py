@@ -8,6 +8,7 @@ from django.shortcuts import render
 
 from apps.conversations.models import Session
 from apps.conversations.selectors import (
+    session_get,
     session_markers,
     session_meta,
     session_summary,
@@ -24,6 +25,7 @@ from apps.review.selectors import (
     timeline_items,
     timeline_page,
 )
+from apps.review.views.common import or_404
 
 SESSIONS_PER_PAGE = 50
 RUNS_SHOWN = 20
@@ -48,11 +50,8 @@ def session_list(request: HttpRequest, access: Access) -> HttpResponse:
 
 
 def _session(access: Access, session_id: uuid.UUID) -> Session:
-    session = Session.objects.filter(agent=access.agent, pk=session_id).first()
-    if session is None:
-        raise Http404("no such session")
-    session.agent = access.agent  # already loaded: window_first reads its settings
-    return session
+    # session_get sets session.agent (window_first reads its settings) without a query.
+    return or_404(session_get, agent=access.agent, ref=str(session_id))
 
 
 def _page(request: HttpRequest, session: Session):
