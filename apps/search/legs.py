@@ -12,7 +12,9 @@ from django.db.models import QuerySet
 
 from apps.providers.embeddings import embed_query, vector_label
 from apps.search.backends import get_backend
+from apps.search.backends.base import Scope
 from apps.search.corpora import Corpus, get_corpus
+from apps.search.query import parse
 from apps.search.ranking import Hit
 
 
@@ -29,7 +31,10 @@ def keyword_search(
 ) -> list[Hit]:
     """BM25 (k1 1.2, b 0.75), OR over the query's words; `"phrases"` and `prefix*` work."""
     c = _corpus(corpus)
-    hits = get_backend().keyword(c, agent_id=agent_id, query=query, limit=limit, queryset=queryset)
+    units = parse(query)
+    if not units:
+        return []  # no word to search for, on either backend
+    hits = get_backend().keyword(Scope(c, agent_id, limit, queryset), units)
     return _named(c, hits)
 
 
@@ -54,15 +59,9 @@ def vector_search(
         if query is None:
             raise ValueError("vector_search needs a query or a vector")
         vector = embed_query(query)
-    hits = get_backend().vector(
-        c,
-        agent_id=agent_id,
-        vector=vector,
-        limit=limit,
-        model_name=vector_label() if c.model_field else None,
-        queryset=queryset,
-        exact=exact,
-    )
+    model_name = vector_label() if c.model_field else None
+    scope = Scope(c, agent_id, limit, queryset)
+    hits = get_backend().vector(scope, vector, model_name=model_name, exact=exact)
     return _named(c, hits)
 
 
@@ -82,13 +81,6 @@ def contains_search(
     `order_by`; a contains index on the field (AddContainsIndex) only makes it faster.
     """
     c = _corpus(corpus)
-    hits = get_backend().contains(
-        c,
-        agent_id=agent_id,
-        text=text,
-        field=field or c.text_fields[-1],
-        limit=limit,
-        queryset=queryset,
-        order_by=order_by,
-    )
+    scope = Scope(c, agent_id, limit, queryset)
+    hits = get_backend().contains(scope, text, field=field or c.text_fields[-1], order_by=order_by)
     return _named(c, hits)

@@ -34,6 +34,8 @@ class _IndexOperation(migrations.operations.base.Operation):
 
     # Drop* subclasses invert the direction: they remove the index going forwards.
     drops = False
+    # Which index: the vendor modules' `<index>_index_sql` and `drop_<index>_index_sql`.
+    index: str
 
     def __init__(
         self, model_name: str, *, agent_field: str = "agent", vendors: Sequence[str] = VENDORS
@@ -53,22 +55,23 @@ class _IndexOperation(migrations.operations.base.Operation):
     def state_forwards(self, app_label, state) -> None:
         pass  # no model state changes: the side tables are not models
 
+    def _columns(self) -> dict:
+        """The table_spec arguments naming the indexed columns."""
+        raise NotImplementedError
+
     def _spec(self, app_label, state, connection) -> TableSpec:
         label = self.model_name if "." in self.model_name else f"{app_label}.{self.model_name}"
-        return table_spec(
-            state.apps.get_model(label),
-            connection,
-            agent_field=self.agent_field,
-            text_fields=getattr(self, "fields", ()),
-            vector_field=getattr(self, "field", None),
-        )
+        model = state.apps.get_model(label)
+        return table_spec(model, connection, agent_field=self.agent_field, **self._columns())
 
     def _run(self, schema_editor, statements: Sequence[str]) -> None:
         for statement in statements:
             schema_editor.execute(statement, params=None)
 
     def _sql(self, vendor: str, spec: TableSpec, *, forwards: bool) -> list[str]:
-        raise NotImplementedError
+        module = postgres if vendor == "postgresql" else sqlite
+        name = f"{self.index}_index_sql" if forwards else f"drop_{self.index}_index_sql"
+        return getattr(module, name)(spec)
 
     def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
         conn = schema_editor.connection
@@ -86,6 +89,8 @@ class _IndexOperation(migrations.operations.base.Operation):
 class AddKeywordIndex(_IndexOperation):
     """BM25 keyword index over `fields` of a model (tokens of all fields form one document)."""
 
+    index = "keyword"
+
     def __init__(self, model_name: str, *, fields: Sequence[str], **kwargs) -> None:
         super().__init__(model_name, **kwargs)
         self.fields = tuple(fields)
@@ -100,11 +105,8 @@ class AddKeywordIndex(_IndexOperation):
     def describe(self) -> str:
         return f"Create keyword (BM25) index on {self.model_name} ({', '.join(self.fields)})"
 
-    def _sql(self, vendor: str, spec: TableSpec, *, forwards: bool) -> list[str]:
-        module = postgres if vendor == "postgresql" else sqlite
-        if forwards:
-            return module.keyword_index_sql(spec)
-        return module.drop_keyword_index_sql(spec)
+    def _columns(self) -> dict:
+        return {"text_fields": self.fields}
 
 
 class _FieldIndexOperation(_IndexOperation):
@@ -125,14 +127,13 @@ class _FieldIndexOperation(_IndexOperation):
 class AddVectorIndex(_FieldIndexOperation):
     """Cosine nearest-neighbour index on a VectorField (HNSW on PostgreSQL, vec0 on SQLite)."""
 
+    index = "vector"
+
     def describe(self) -> str:
         return f"Create vector index on {self.model_name}.{self.field}"
 
-    def _sql(self, vendor: str, spec: TableSpec, *, forwards: bool) -> list[str]:
-        module = postgres if vendor == "postgresql" else sqlite
-        if forwards:
-            return module.vector_index_sql(spec)
-        return module.drop_vector_index_sql(spec)
+    def _columns(self) -> dict:
+        return {"vector_field": self.field}
 
 
 class DropKeywordIndex(AddKeywordIndex):
@@ -159,23 +160,13 @@ class AddContainsIndex(_FieldIndexOperation):
     """Substring (contains_search) index on one text field: a pg_trgm GIN index on the
     expression `icontains` compares (PostgreSQL), an FTS5 trigram table (SQLite)."""
 
+    index = "contains"
+
     def describe(self) -> str:
         return f"Create contains (trigram) index on {self.model_name}.{self.field}"
 
-    def _spec(self, app_label, state, connection) -> TableSpec:
-        label = self.model_name if "." in self.model_name else f"{app_label}.{self.model_name}"
-        return table_spec(
-            state.apps.get_model(label),
-            connection,
-            agent_field=self.agent_field,
-            text_fields=(self.field,),
-        )
-
-    def _sql(self, vendor: str, spec: TableSpec, *, forwards: bool) -> list[str]:
-        module = postgres if vendor == "postgresql" else sqlite
-        if forwards:
-            return module.contains_index_sql(spec)
-        return module.drop_contains_index_sql(spec)
+    def _columns(self) -> dict:
+        return {"text_fields": (self.field,)}
 
 
 class DropContainsIndex(AddContainsIndex):

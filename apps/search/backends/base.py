@@ -1,13 +1,15 @@
 """What every search backend provides, and the table naming both the backends and the
 migration operations (apps/search/operations.py) agree on."""
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from django.db import connection
 from django.db.models import Model, QuerySet
 
 from apps.search.corpora import Corpus
+from apps.search.query import Unit
 from apps.search.ranking import Hit
 
 
@@ -73,58 +75,48 @@ def trigram_index(table: str, column: str) -> str:
     return f"{table}_{column}_trgm"[:63]
 
 
-class SearchBackend(Protocol):
-    """Search legs over a registered corpus, always scoped to one agent.
+@dataclass(frozen=True)
+class Scope:
+    """Where a leg searches: the agent's rows of a corpus, narrowed further by `queryset` (of
+    the corpus model: session, role, time and metadata filters), at most `limit` hits."""
 
-    `queryset` (of the corpus model) further restricts candidates: session, role, time and
-    metadata filters. Hits come back best first; scores are the leg's own (BM25 > 0,
-    cosine similarity in [-1, 1]).
+    corpus: Corpus
+    agent_id: int
+    limit: int
+    queryset: QuerySet | None = None
+
+
+class SearchBackend(Protocol):
+    """Search legs over a registered corpus, always scoped to one agent (a `Scope`).
+
+    Hits come back best first; scores are the leg's own (BM25 > 0, cosine similarity in
+    [-1, 1], 1.0 for contains).
     """
 
     vendor: str
 
-    def keyword(
-        self,
-        corpus: Corpus,
-        *,
-        agent_id: int,
-        query: str,
-        limit: int,
-        queryset: QuerySet | None = None,
-    ) -> list[Hit]:
-        """BM25 (k1 1.2, b 0.75) over the corpus's text fields, OR semantics over units."""
+    def keyword(self, scope: Scope, units: Sequence[Unit]) -> list[Hit]:
+        """BM25 (k1 1.2, b 0.75) over the corpus's text fields, OR over `units` (never [])."""
         ...
 
     def vector(
-        self,
-        corpus: Corpus,
-        *,
-        agent_id: int,
-        vector: Sequence[float],
-        limit: int,
-        model_name: str | None = None,
-        queryset: QuerySet | None = None,
-        exact: bool = False,
+        self, scope: Scope, vector: Sequence[float], *, model_name: str | None, exact: bool
     ) -> list[Hit]:
-        """Nearest neighbours by cosine; score is cosine similarity.
-
-        exact=True scans the queryset's rows instead of the ANN index (for narrow querysets).
-        """
+        """Nearest neighbours by cosine among the vectors labelled `model_name` (any, if None);
+        exact=True scans the scope's rows instead of the ANN index (for narrow querysets)."""
         ...
 
     def contains(
-        self,
-        corpus: Corpus,
-        *,
-        agent_id: int,
-        text: str,
-        field: str,
-        limit: int,
-        queryset: QuerySet | None = None,
-        order_by: Sequence[str] = ("-pk",),
+        self, scope: Scope, text: str, *, field: str, order_by: Sequence[str]
     ) -> list[Hit]:
         """The rows whose `field` contains `text` (Django's `icontains`), in `order_by`."""
         ...
+
+
+def scored_hits(corpus: Corpus, rows: Iterable[Sequence[Any]], leg: str) -> list[Hit]:
+    """Hits of rows that begin (pk, score), the pk as the model's Python value."""
+    to_python = corpus.model._meta.pk.to_python
+    return [Hit(object_id=to_python(row[0]), score=float(row[1]), leg=leg) for row in rows]
 
 
 def restrict_sql(queryset: QuerySet | None, alias: str, pk_column: str) -> tuple[str, list[Any]]:
@@ -135,13 +127,19 @@ def restrict_sql(queryset: QuerySet | None, alias: str, pk_column: str) -> tuple
     return f" AND {alias}.{pk_column} IN ({sql})", list(params)
 
 
+def agent_rows(corpus: Corpus, queryset: QuerySet | None, *, agent_id: int) -> QuerySet:
+    """The agent's rows of the corpus in `queryset` (in the whole model without one)."""
+    qs = queryset if queryset is not None else corpus.model._default_manager.all()
+    return qs.filter(**{f"{corpus.agent_field}_id": agent_id})
+
+
 def substring_queryset(
     corpus: Corpus, queryset: QuerySet | None, *, agent_id: int, field: str, text: str
 ) -> QuerySet:
     """The agent's rows in `queryset` whose `field` contains `text`: Django's `icontains`,
     the predicate both backends answer exactly (their indexes only find candidates)."""
-    qs = queryset if queryset is not None else corpus.model._default_manager.all()
-    return qs.filter(**{f"{corpus.agent_field}_id": agent_id, f"{field}__icontains": text})
+    qs = agent_rows(corpus, queryset, agent_id=agent_id)
+    return qs.filter(**{f"{field}__icontains": text})
 
 
 def exact_candidates_sql(
@@ -153,11 +151,29 @@ def exact_candidates_sql(
     Selecting *from* the queryset, rather than testing `pk IN (queryset)`, lets the database
     drive the scan from the queryset's own index (e.g. one session's messages).
     """
-    qs = queryset if queryset is not None else corpus.model._default_manager.all()
-    qs = qs.filter(
-        **{f"{corpus.agent_field}_id": agent_id, f"{corpus.vector_field}__isnull": False}
-    )
+    qs = agent_rows(corpus, queryset, agent_id=agent_id)
+    qs = qs.filter(**{f"{corpus.vector_field}__isnull": False})
     if model_name is not None and corpus.model_field:
         qs = qs.filter(**{corpus.model_field: model_name})
     sql, params = qs.order_by().values_list("pk", corpus.vector_field).query.sql_with_params()
     return sql, list(params)
+
+
+def exact_vector_hits(
+    scope: Scope, similarity: str, vector: Any, *, model_name: str | None
+) -> list[Hit]:
+    """Every vector of the scope's rows (labelled `model_name`, if given) compared with
+    `vector`: the best `limit`, ties by pk. `similarity` is the vendor's SQL for the cosine
+    similarity of `{column}` to the one parameter it takes, `vector`."""
+    corpus = scope.corpus
+    inner, params = exact_candidates_sql(
+        corpus, scope.queryset, agent_id=scope.agent_id, model_name=model_name
+    )
+    score = similarity.format(column=f"q.{corpus.vector_field}")
+    # Ordering by the computed score (not by the distance operator) keeps an ANN index out
+    # of the plan.
+    sql = f"SELECT q.pk, {score} AS score FROM ({inner}) q ORDER BY score DESC, q.pk LIMIT %s"  # noqa: S608
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [vector, *params, scope.limit])
+        rows = cursor.fetchall()
+    return scored_hits(corpus, rows, "vector")

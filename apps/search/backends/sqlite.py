@@ -12,16 +12,18 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 from django.db import connection
-from django.db.models import BooleanField, QuerySet
+from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
 from apps.search import query as q
 from apps.search import trigrams
 from apps.search.backends.base import (
+    Scope,
     TableSpec,
-    exact_candidates_sql,
+    exact_vector_hits,
     fts_table,
     restrict_sql,
+    scored_hits,
     substring_queryset,
     trigram_index,
     vec_table,
@@ -53,31 +55,44 @@ def match_expression(units: Sequence[q.Unit]) -> str:
 
 
 # --- DDL (used by apps/search/operations.py) -----------------------------------------------
-def keyword_index_sql(spec: TableSpec) -> list[str]:
-    fts, t, cols = fts_table(spec.table), spec.table, spec.text_columns
-    col_list = ", ".join(cols)
-    new_vals = ", ".join(f"new.{c}" for c in cols)
-    old_vals = ", ".join(f"old.{c}" for c in cols)
+def _external_fts5_sql(fts: str, table: str, columns: Sequence[str], options: str) -> list[str]:
+    """An FTS5 table over `columns` of `table` (external content, keyed by rowid), the
+    triggers keeping it in sync, and its first build."""
+    col_list = ", ".join(columns)
+    new_vals = ", ".join(f"new.{c}" for c in columns)
+    old_vals = ", ".join(f"old.{c}" for c in columns)
     return [
-        f"CREATE VIRTUAL TABLE {fts} USING fts5({col_list}, content='{t}', "
-        f"content_rowid='rowid', tokenize='{TOKENIZE}')",
-        f"CREATE TRIGGER {fts}_ai AFTER INSERT ON {t} BEGIN "
+        f"CREATE VIRTUAL TABLE {fts} USING fts5({col_list}, content='{table}', "
+        f"content_rowid='rowid', {options})",
+        f"CREATE TRIGGER {fts}_ai AFTER INSERT ON {table} BEGIN "
         f"INSERT INTO {fts}(rowid, {col_list}) VALUES (new.rowid, {new_vals}); END",
-        f"CREATE TRIGGER {fts}_ad AFTER DELETE ON {t} BEGIN "
+        f"CREATE TRIGGER {fts}_ad AFTER DELETE ON {table} BEGIN "
         f"INSERT INTO {fts}({fts}, rowid, {col_list}) VALUES ('delete', old.rowid, {old_vals}); "
         f"END",
-        f"CREATE TRIGGER {fts}_au AFTER UPDATE OF {col_list} ON {t} BEGIN "
+        f"CREATE TRIGGER {fts}_au AFTER UPDATE OF {col_list} ON {table} BEGIN "
         f"INSERT INTO {fts}({fts}, rowid, {col_list}) VALUES ('delete', old.rowid, {old_vals}); "
         f"INSERT INTO {fts}(rowid, {col_list}) VALUES (new.rowid, {new_vals}); END",
-        f"INSERT INTO {fts}({fts}) VALUES ('rebuild')",
+        _rebuild(fts),
     ]
+
+
+def _rebuild(fts: str) -> str:
+    return f"INSERT INTO {fts}({fts}) VALUES ('rebuild')"
+
+
+def _drop_sql(side_table: str, triggers: Sequence[str]) -> list[str]:
+    return [f"DROP TRIGGER IF EXISTS {side_table}_{s}" for s in triggers] + [
+        f"DROP TABLE IF EXISTS {side_table}"
+    ]
+
+
+def keyword_index_sql(spec: TableSpec) -> list[str]:
+    options = f"tokenize='{TOKENIZE}'"
+    return _external_fts5_sql(fts_table(spec.table), spec.table, spec.text_columns, options)
 
 
 def drop_keyword_index_sql(spec: TableSpec) -> list[str]:
-    fts = fts_table(spec.table)
-    return [f"DROP TRIGGER IF EXISTS {fts}_{s}" for s in ("ai", "ad", "au")] + [
-        f"DROP TABLE IF EXISTS {fts}"
-    ]
+    return _drop_sql(fts_table(spec.table), ("ai", "ad", "au"))
 
 
 def vector_index_sql(spec: TableSpec) -> list[str]:
@@ -98,49 +113,31 @@ def vector_index_sql(spec: TableSpec) -> list[str]:
 
 
 def drop_vector_index_sql(spec: TableSpec) -> list[str]:
-    vec = vec_table(spec.table)
-    return [f"DROP TRIGGER IF EXISTS {vec}_{s}" for s in ("ai", "au", "ad")] + [
-        f"DROP TABLE IF EXISTS {vec}"
-    ]
+    return _drop_sql(vec_table(spec.table), ("ai", "au", "ad"))
 
 
 def contains_index_sql(spec: TableSpec) -> list[str]:
     (column,) = spec.text_columns
-    trg, t = trigram_index(spec.table, column), spec.table
-    return [
-        f"CREATE VIRTUAL TABLE {trg} USING fts5({column}, content='{t}', "
-        f"content_rowid='rowid', {TRIGRAM})",
-        f"CREATE TRIGGER {trg}_ai AFTER INSERT ON {t} BEGIN "
-        f"INSERT INTO {trg}(rowid, {column}) VALUES (new.rowid, new.{column}); END",
-        f"CREATE TRIGGER {trg}_ad AFTER DELETE ON {t} BEGIN "
-        f"INSERT INTO {trg}({trg}, rowid, {column}) VALUES ('delete', old.rowid, old.{column}); "
-        f"END",
-        f"CREATE TRIGGER {trg}_au AFTER UPDATE OF {column} ON {t} BEGIN "
-        f"INSERT INTO {trg}({trg}, rowid, {column}) VALUES ('delete', old.rowid, old.{column}); "
-        f"INSERT INTO {trg}(rowid, {column}) VALUES (new.rowid, new.{column}); END",
-        f"INSERT INTO {trg}({trg}) VALUES ('rebuild')",
-    ]
+    trg = trigram_index(spec.table, column)
+    return _external_fts5_sql(trg, spec.table, (column,), TRIGRAM)
 
 
 def drop_contains_index_sql(spec: TableSpec) -> list[str]:
     (column,) = spec.text_columns
-    trg = trigram_index(spec.table, column)
-    return [f"DROP TRIGGER IF EXISTS {trg}_{s}" for s in ("ai", "ad", "au")] + [
-        f"DROP TABLE IF EXISTS {trg}"
-    ]
+    return _drop_sql(trigram_index(spec.table, column), ("ai", "ad", "au"))
 
 
 def rebuild_sql(spec: TableSpec, *, tables: Collection[str] = ()) -> list[str]:
     """Re-derive the side tables from the source table (after a VACUUM or table remake);
     `tables` (the database's) says which text columns have a contains index."""
-    out = [f"INSERT INTO {fts_table(spec.table)}({fts_table(spec.table)}) VALUES ('rebuild')"]
+    out = [_rebuild(fts_table(spec.table))]
     if spec.vector_column:
         out.append(f"DELETE FROM {vec_table(spec.table)}")
         out.append(vector_index_sql(spec)[-1])
     for column in spec.text_columns:
         trg = trigram_index(spec.table, column)
         if trg in tables:
-            out.append(f"INSERT INTO {trg}({trg}) VALUES ('rebuild')")
+            out.append(_rebuild(trg))
     return out
 
 
@@ -194,21 +191,11 @@ def contains_candidates(corpus: Corpus, column: str, text: str) -> list[int] | N
 class SQLiteBackend:
     vendor = "sqlite"
 
-    def keyword(
-        self,
-        corpus: Corpus,
-        *,
-        agent_id: int,
-        query: str,
-        limit: int,
-        queryset: QuerySet | None = None,
-    ) -> list[Hit]:
+    def keyword(self, scope: Scope, units: Sequence[q.Unit]) -> list[Hit]:
         """FTS5 bm25() (negated, so higher is better); ties by primary key."""
-        units = q.parse(query)
-        if not units:
-            return []
+        corpus = scope.corpus
         fts, t, pk = fts_table(corpus.table), corpus.table, corpus.pk_column
-        extra, params = restrict_sql(queryset, "m", pk)
+        extra, params = restrict_sql(scope.queryset, "m", pk)
         sql = (
             f"SELECT m.{pk}, -bm25({fts}) AS score FROM {fts} "
             f"JOIN {t} m ON m.rowid = {fts}.rowid "
@@ -216,78 +203,56 @@ class SQLiteBackend:
             f"ORDER BY score DESC, m.{pk} LIMIT %s"
         )
         with connection.cursor() as cursor:
-            cursor.execute(sql, [match_expression(units), agent_id, *params, limit])
+            cursor.execute(sql, [match_expression(units), scope.agent_id, *params, scope.limit])
             rows = cursor.fetchall()
-        return [Hit(object_id=_pk(corpus, r[0]), score=float(r[1]), leg="bm25") for r in rows]
+        return scored_hits(corpus, rows, "bm25")
 
     def vector(
-        self,
-        corpus: Corpus,
-        *,
-        agent_id: int,
-        vector: Sequence[float],
-        limit: int,
-        model_name: str | None = None,
-        queryset: QuerySet | None = None,
-        exact: bool = False,
+        self, scope: Scope, vector: Sequence[float], *, model_name: str | None, exact: bool
     ) -> list[Hit]:
         """vec0 KNN inside the agent's partition; with a queryset (or exact), an exact scan."""
         blob = np.asarray(vector, dtype=np.float32).tobytes()
-        t, pk = corpus.table, corpus.pk_column
-        model_col = corpus.column(corpus.model_field) if corpus.model_field else None
-        if queryset is None and not exact:
-            # vec0 KNN inside the agent's partition. Rows of another embedding model (during
-            # a re-embed) make it fall through to the exact scan below.
-            select_model = f", m.{model_col}" if model_col else ", NULL"
-            sql = (
-                f"SELECT m.{pk}, 1.0 - knn.distance{select_model} FROM ("
-                f"SELECT rowid, distance FROM {vec_table(t)} "
-                f"WHERE embedding MATCH %s AND k = %s AND agent_id = %s) knn "
-                f"JOIN {t} m ON m.rowid = knn.rowid ORDER BY knn.distance, m.{pk}"
-            )
-            with connection.cursor() as cursor:
-                cursor.execute(sql, [blob, limit, agent_id])
-                rows = cursor.fetchall()
+        if scope.queryset is None and not exact:
+            # Rows of another embedding model (during a re-embed) make the KNN fall through
+            # to the exact scan below.
+            rows = _knn(scope, blob)
             if model_name is None or all(r[2] == model_name for r in rows):
-                return [
-                    Hit(object_id=_pk(corpus, r[0]), score=float(r[1]), leg="vector") for r in rows
-                ]
+                return scored_hits(scope.corpus, rows, "vector")
         # Filters make KNN-then-filter lose results; the filtered set is scanned exactly.
-        inner, params = exact_candidates_sql(
-            corpus, queryset, agent_id=agent_id, model_name=model_name
-        )
-        sql = (
-            f"SELECT q.pk, 1.0 - vec_distance_cosine(q.{corpus.vector_field}, %s) AS score "
-            f"FROM ({inner}) q ORDER BY score DESC, q.pk LIMIT %s"
-        )
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [blob, *params, limit])
-            rows = cursor.fetchall()
-        return [Hit(object_id=_pk(corpus, r[0]), score=float(r[1]), leg="vector") for r in rows]
+        similarity = "1.0 - vec_distance_cosine({column}, %s)"
+        return exact_vector_hits(scope, similarity, blob, model_name=model_name)
 
     def contains(
-        self,
-        corpus: Corpus,
-        *,
-        agent_id: int,
-        text: str,
-        field: str,
-        limit: int,
-        queryset: QuerySet | None = None,
-        order_by: Sequence[str] = ("-pk",),
+        self, scope: Scope, text: str, *, field: str, order_by: Sequence[str]
     ) -> list[Hit]:
         """Django's `icontains` (LIKE, ASCII case folding) over the trigram table's candidates,
         or over every row when the index cannot narrow them."""
-        qs = substring_queryset(corpus, queryset, agent_id=agent_id, field=field, text=text)
+        corpus = scope.corpus
+        qs = substring_queryset(
+            corpus, scope.queryset, agent_id=scope.agent_id, field=field, text=text
+        )
         candidates = contains_candidates(corpus, corpus.column(field), text)
         if candidates is not None:
             # The candidates drive the plan (rowid lookups); the LIKE rechecks each one.
             in_candidates = f'"{corpus.table}".rowid IN (SELECT value FROM json_each(%s))'
             rowids = RawSQL(in_candidates, [json.dumps(candidates)], output_field=BooleanField())  # noqa: S611
             qs = qs.filter(rowids)
-        pks = qs.order_by(*order_by).values_list("pk", flat=True)[:limit]
+        pks = qs.order_by(*order_by).values_list("pk", flat=True)[: scope.limit]
         return [Hit(object_id=pk, score=1.0, leg="contains") for pk in pks]
 
 
-def _pk(corpus: Corpus, raw: object) -> object:
-    return corpus.model._meta.pk.to_python(raw)
+def _knn(scope: Scope, blob: bytes) -> list[tuple]:
+    """vec0 KNN inside the agent's partition: (pk, similarity, embedding model) rows."""
+    corpus = scope.corpus
+    t, pk = corpus.table, corpus.pk_column
+    model_col = corpus.column(corpus.model_field) if corpus.model_field else None
+    select_model = f", m.{model_col}" if model_col else ", NULL"
+    sql = (
+        f"SELECT m.{pk}, 1.0 - knn.distance{select_model} FROM ("
+        f"SELECT rowid, distance FROM {vec_table(t)} "
+        f"WHERE embedding MATCH %s AND k = %s AND agent_id = %s) knn "
+        f"JOIN {t} m ON m.rowid = knn.rowid ORDER BY knn.distance, m.{pk}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [blob, scope.limit, scope.agent_id])
+        return cursor.fetchall()

@@ -15,8 +15,7 @@ The migration operations (apps/search/operations.py) use this package's DDL func
 
 from collections.abc import Sequence
 
-from django.db.models import QuerySet
-
+from apps.search.backends.base import Scope
 from apps.search.backends.postgres import bm25, contains, vectors
 from apps.search.backends.postgres.bm25_ddl import (
     CONFIG,
@@ -27,7 +26,7 @@ from apps.search.backends.postgres.bm25_ddl import (
 )
 from apps.search.backends.postgres.contains import contains_index_sql, drop_contains_index_sql
 from apps.search.backends.postgres.vectors import drop_vector_index_sql, vector_index_sql
-from apps.search.corpora import Corpus
+from apps.search.query import Unit
 from apps.search.ranking import Hit
 
 __all__ = [
@@ -48,64 +47,24 @@ class PostgresBackend:
     vendor = "postgresql"
     ef_search = 100  # HNSW candidate list; 40 (pgvector's default) loses recall at k = 50
 
-    def keyword(
-        self,
-        corpus: Corpus,
-        *,
-        agent_id: int,
-        query: str,
-        limit: int,
-        queryset: QuerySet | None = None,
-    ) -> list[Hit]:
+    def keyword(self, scope: Scope, units: Sequence[Unit]) -> list[Hit]:
         """Okapi BM25 over the GIN candidates, statistics per agent; ties by primary key."""
-        return bm25.keyword(corpus, agent_id=agent_id, query=query, limit=limit, queryset=queryset)
+        return bm25.keyword(scope, units)
 
     def vector(
-        self,
-        corpus: Corpus,
-        *,
-        agent_id: int,
-        vector: Sequence[float],
-        limit: int,
-        model_name: str | None = None,
-        queryset: QuerySet | None = None,
-        exact: bool = False,
+        self, scope: Scope, vector: Sequence[float], *, model_name: str | None, exact: bool
     ) -> list[Hit]:
-        """HNSW (vector_cosine_ops) with iterative scans, so agent filters keep k results.
-
-        exact=True computes the distance for every row of the queryset instead: for a narrow
-        queryset (one session) that is both exact and faster than walking the agent's graph.
-        """
+        """HNSW with iterative scans, or (exact) every row of the queryset: vectors.py."""
         return vectors.vector(
-            corpus,
-            agent_id=agent_id,
-            vector=vector,
-            limit=limit,
-            ef_search=self.ef_search,
-            model_name=model_name,
-            queryset=queryset,
-            exact=exact,
+            scope, vector, model_name=model_name, exact=exact, ef_search=self.ef_search
         )
 
     def contains(
-        self,
-        corpus: Corpus,
-        *,
-        agent_id: int,
-        text: str,
-        field: str,
-        limit: int,
-        queryset: QuerySet | None = None,
-        order_by: Sequence[str] = ("-pk",),
+        self, scope: Scope, text: str, *, field: str, order_by: Sequence[str]
     ) -> list[Hit]:
         """Django's `icontains`: the newest rows first, else the pg_trgm GIN index on
         `UPPER(field::text)` (postgres/contains.py says which, when)."""
         return contains.contains(
-            corpus,
-            agent_id=agent_id,
-            text=text,
-            field=field,
-            limit=limit,
-            queryset=queryset,
-            order_by=order_by,
-        )
+            scope.corpus, agent_id=scope.agent_id, text=text, field=field, limit=scope.limit,
+            queryset=scope.queryset, order_by=order_by,
+        )  # fmt: skip

@@ -10,10 +10,9 @@ matching any unit from the GIN index, and scores them with FTS5's formula.
 from collections.abc import Sequence
 
 from django.db import connection
-from django.db.models import QuerySet
 
 from apps.search import query as q
-from apps.search.backends.base import bm25_tables, postings_table, restrict_sql
+from apps.search.backends.base import Scope, bm25_tables, postings_table, restrict_sql
 from apps.search.backends.postgres import topk
 from apps.search.backends.postgres.bm25_ddl import CONFIG
 from apps.search.corpora import Corpus
@@ -187,18 +186,9 @@ def _scored(cursor, corpus: Corpus, agent_id, resolved, idf, avg_len, limit, que
     return scored
 
 
-def keyword(
-    corpus: Corpus,
-    *,
-    agent_id: int,
-    query: str,
-    limit: int,
-    queryset: QuerySet | None = None,
-) -> list[Hit]:
+def keyword(scope: Scope, units: Sequence[q.Unit]) -> list[Hit]:
     """Okapi BM25 over the GIN candidates, statistics per agent; ties by primary key."""
-    units = q.parse(query)
-    if not units:
-        return []
+    corpus, agent_id, limit = scope.corpus, scope.agent_id, scope.limit
     with connection.cursor() as cursor:
         resolved = _resolve_units(cursor, units)
         if not resolved:
@@ -207,6 +197,6 @@ def keyword(
         if stats is None:
             return []
         idf, avg_len = stats
-        scored = _scored(cursor, corpus, agent_id, resolved, idf, avg_len, limit, queryset)
+        scored = _scored(cursor, corpus, agent_id, resolved, idf, avg_len, limit, scope.queryset)
     scored.sort(key=lambda r: (-r[1], str(r[0])))
     return [Hit(object_id=pk, score=s, leg="bm25") for pk, s in scored[:limit] if s > 0]

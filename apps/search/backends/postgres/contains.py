@@ -33,7 +33,7 @@ from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 
 from apps.search import trigrams
-from apps.search.backends.base import TableSpec, trigram_index
+from apps.search.backends.base import TableSpec, agent_rows, trigram_index
 from apps.search.corpora import Corpus
 from apps.search.ranking import Hit
 
@@ -178,8 +178,7 @@ def contains(
 ) -> list[Hit]:
     """Django's `icontains` in `order_by`: the newest rows, else the trigram index where
     few rows need rechecking, else more of the newest rows (module docstring)."""
-    base = queryset if queryset is not None else corpus.model._default_manager.all()
-    base = base.filter(**{f"{corpus.agent_field}_id": agent_id})
+    base = agent_rows(corpus, queryset, agent_id=agent_id)
     ranked = trigrams.alnum_trigrams(text)
     probe_sets = [ranked[:n] for n in sorted({min(n, len(ranked)) for n in PROBES} - {0})]
     search = _Search(base, corpus, field, text, order_by, limit)

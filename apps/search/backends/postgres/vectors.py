@@ -6,10 +6,15 @@ import math
 from collections.abc import Sequence
 
 from django.db import connection, transaction
-from django.db.models import QuerySet
 
-from apps.search.backends.base import TableSpec, exact_candidates_sql, hnsw_index, restrict_sql
-from apps.search.corpora import Corpus
+from apps.search.backends.base import (
+    Scope,
+    TableSpec,
+    exact_vector_hits,
+    hnsw_index,
+    restrict_sql,
+    scored_hits,
+)
 from apps.search.ranking import Hit
 
 
@@ -26,15 +31,7 @@ def drop_vector_index_sql(spec: TableSpec) -> list[str]:
 
 
 def vector(
-    corpus: Corpus,
-    *,
-    agent_id: int,
-    vector: Sequence[float],
-    limit: int,
-    ef_search: int,
-    model_name: str | None = None,
-    queryset: QuerySet | None = None,
-    exact: bool = False,
+    scope: Scope, vector: Sequence[float], *, model_name: str | None, exact: bool, ef_search: int
 ) -> list[Hit]:
     """HNSW (vector_cosine_ops) with iterative scans, so agent filters keep k results.
 
@@ -45,18 +42,20 @@ def vector(
     if not all(math.isfinite(float(x)) for x in vector):
         return []
     if exact:
-        return _vector_exact(corpus, agent_id, literal, limit, model_name, queryset)
-    return _vector_hnsw(corpus, agent_id, literal, limit, model_name, queryset, ef_search)
+        similarity = "1 - ({column} <=> %s::vector)"
+        return exact_vector_hits(scope, similarity, literal, model_name=model_name)
+    return _vector_hnsw(scope, literal, model_name, ef_search)
 
 
-def _vector_hnsw(corpus, agent_id, literal, limit, model_name, queryset, ef_search) -> list[Hit]:
+def _vector_hnsw(scope: Scope, literal: str, model_name: str | None, ef_search: int) -> list[Hit]:
+    corpus, limit = scope.corpus, scope.limit
     t, pk, a = corpus.table, corpus.pk_column, corpus.agent_column
     v = corpus.column(corpus.vector_field)
     model_sql, model_params = "", []
     if model_name is not None and corpus.model_field:
         model_sql = f" AND m.{corpus.column(corpus.model_field)} = %s"
         model_params = [model_name]
-    extra, params = restrict_sql(queryset, "m", pk)
+    extra, params = restrict_sql(scope.queryset, "m", pk)
     sql = (
         f"SELECT m.{pk}, 1 - (m.{v} <=> %s::vector) FROM {t} m "
         f"WHERE m.{a} = %s AND m.{v} IS NOT NULL{model_sql}{extra} "
@@ -65,22 +64,9 @@ def _vector_hnsw(corpus, agent_id, literal, limit, model_name, queryset, ef_sear
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(f"SET LOCAL hnsw.ef_search = {max(ef_search, limit)}")
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        cursor.execute(sql, [literal, agent_id, *model_params, *params, literal, limit])
+        cursor.execute(sql, [literal, scope.agent_id, *model_params, *params, literal, limit])
         rows = cursor.fetchall()
-    hits = [Hit(object_id=r[0], score=float(r[1]), leg="vector") for r in rows]
+    hits = scored_hits(corpus, rows, "vector")
     # relaxed_order may return near-ties slightly out of order; restore exact order.
     hits.sort(key=lambda h: -h.score)
     return hits
-
-
-def _vector_exact(corpus, agent_id, literal, limit, model_name, queryset) -> list[Hit]:
-    inner, params = exact_candidates_sql(corpus, queryset, agent_id=agent_id, model_name=model_name)
-    # Ordering by the computed score (not by `<=>`) keeps the HNSW index out of the plan.
-    sql = (
-        f"SELECT q.pk, 1 - (q.{corpus.vector_field} <=> %s::vector) AS score "
-        f"FROM ({inner}) q ORDER BY score DESC, q.pk LIMIT %s"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [literal, *params, limit])
-        rows = cursor.fetchall()
-    return [Hit(object_id=r[0], score=float(r[1]), leg="vector") for r in rows]
