@@ -1,4 +1,4 @@
-"""The agents' JSON API: one NinjaAPI, a router per app, key auth, errors as JSON."""
+"""The agents' JSON API: one NinjaAPI, a router per URL resource, key auth, errors as JSON."""
 
 import functools
 import logging
@@ -25,6 +25,7 @@ from apps.core.errors import (
     NotFound,
     PayloadTooLarge,
     error_detail,
+    validation_detail,
 )
 from apps.core.throttle import RateLimited, client_address
 from apps.core.unavailable import database_unavailable
@@ -132,11 +133,7 @@ def not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
 
 @api.exception_handler(ValidationError)
 def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
-    # Pydantic's ctx may hold exception objects; keep only what serialises.
-    errors = [
-        {"loc": list(e.get("loc", [])), "msg": str(e.get("msg", "")), "type": e.get("type", "")}
-        for e in exc.errors
-    ]
+    errors = validation_detail(exc.errors)
     if all(e["loc"] == ["query", "cursor"] for e in errors):
         # A cursor is opaque: one the schema cannot even read is as bad as a forged one.
         return api.create_response(request, {"detail": errors}, status=400)
@@ -171,17 +168,16 @@ def unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
 for _db_error in (OperationalError, InterfaceError):
     api.add_exception_handler(_db_error, database_unavailable)
 
-api.add_router("/", "apps.agents.api.router")
-api.add_router("/", "apps.conversations.api.router")
-api.add_router("/", "apps.conversations.api.search_router")
-api.add_router("/", "apps.search.api.router")
-api.add_router("/", "apps.facts.api.router")
-api.add_router("/", "apps.entries.api.router")
-api.add_router("/", "apps.lifecycle.api.router")
-api.add_router("/", "apps.memory.api.router")
-api.add_router("/", "apps.memory.api.sessions_router")
-api.add_router("/", "apps.memory.sessions_api.router")
-api.add_router("/", "apps.memory.learnings_api.router")
+# One router per URL resource; each declares its full paths, so grepping a URL finds its
+# endpoint (docs/architecture.md has the table).
+api.add_router("/", "apps.api.agent.router")
+api.add_router("/", "apps.api.sessions.router")
+api.add_router("/", "apps.api.search.router")
+api.add_router("/", "apps.api.memory.router")
+api.add_router("/", "apps.api.facts.router")
+api.add_router("/", "apps.api.entries.router")
+api.add_router("/", "apps.api.learnings.router")
+api.add_router("/", "apps.api.runs.router")
 
 # Last, so it only catches what no router matched: an unknown /api/v1 path answers JSON.
 fallback = Router(auth=None)

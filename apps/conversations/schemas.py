@@ -8,14 +8,10 @@ from ninja import Schema
 from pydantic import AfterValidator, Field
 
 from apps.core.fields import FiniteFloat, JsonObject, JsonObjectList, UtcDatetime, bounded_json
+from apps.core.pagination import PageQuery
 
 RoleName = Literal["user", "assistant", "tool", "system"]
 SessionKey = str
-
-
-class PageQuery(Schema):
-    cursor: str | None = Field(None, max_length=500)
-    limit: int = Field(50, ge=1, le=500)
 
 
 class MessageQuery(PageQuery):
@@ -136,6 +132,15 @@ class WindowOut(Schema):
         "recap_message_chars. None before any consolidation.",
     )
 
+    # Read from a selectors.Window.
+    @staticmethod
+    def resolve_session_id(obj: Any) -> uuid.UUID:
+        return obj.session.id
+
+    @staticmethod
+    def resolve_recap(obj: Any) -> str | None:
+        return obj.recap.text if obj.recap else None
+
 
 # --- search_chat_history (POST /search) ---------------------------------------------------
 SearchMode = Literal["semantic", "keyword", "hybrid", "contains"]
@@ -159,13 +164,17 @@ class LegOut(Schema):
     score: float
 
 
-class ChatSearchMessageOut(Schema):
+class QuotedMessage(Schema):
+    # What a search hit or a context shows of a message first (a base, not published).
     id: uuid.UUID
     session_id: uuid.UUID
     role: str
     name: str
     content: str
     created_at: datetime
+
+
+class ChatSearchMessageOut(QuotedMessage):
     metadata: dict
 
 

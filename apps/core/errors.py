@@ -1,6 +1,7 @@
 """Domain errors. The API layer maps each class to an HTTP status (memoryhub/api.py)."""
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 
 class ApplicationError(Exception):
@@ -37,5 +38,17 @@ def error_detail(exc: ApplicationError) -> object:
     """The `detail` clients read for a domain error: InvalidInput as a list of {loc, msg,
     type} (the shape of schema validation errors, so one format), else the message."""
     if isinstance(exc, InvalidInput):
-        return [{"loc": list(exc.loc or []), "msg": exc.message, "type": "value_error"}]
+        return validation_detail(
+            [{"loc": exc.loc or [], "msg": exc.message, "type": "value_error"}]
+        )
     return exc.message
+
+
+def validation_detail(errors: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Schema validation errors (pydantic's, or ninja's from them) as the 422 body's
+    `detail`: a {loc, msg, type} each. Pydantic's ctx may hold exception objects, so only
+    what serialises is kept."""
+    return [
+        {"loc": list(e.get("loc", [])), "msg": str(e.get("msg", "")), "type": e.get("type", "")}
+        for e in errors
+    ]

@@ -1,15 +1,39 @@
 """Keyset (cursor) pagination: stable under concurrent inserts, no OFFSET scans."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Generic, TypeVar
+from datetime import UTC, datetime
+from typing import Annotated, Any, Generic, TypeVar
 
 from django.core import signing
 from django.db.models import Model, Q, QuerySet
+from ninja import Schema
+from pydantic import Field
 
 from apps.core.errors import BadRequest
 
 T = TypeVar("T", bound=Model)
+K = TypeVar("K")
+
+
+Cursor = Annotated[str | None, Field(max_length=500)]
+Limit = Annotated[int, Field(ge=1, le=500)]
+
+
+# The page of every listing, declared once: `cursor` (the previous page's next_cursor) and
+# `limit`, 50 rows by default. A listing's query is `class XQuery(PageQuery, XFilters)`:
+# pydantic takes the last base's fields first, so the filters come before the page, as the
+# API has always published them. (Comments, not docstrings: a query model's docstring would
+# be published as its schema's description.)
+class PageQuery(Schema):
+    cursor: Cursor = None
+    limit: Limit = 50
+
+
+class IdPageQuery(PageQuery):
+    # A page of a listing in insert (id) order (id_paginate): 100 rows by default.
+    cursor: Cursor = Field(None, description="An opaque next_cursor.")
+    limit: Limit = 100
 
 
 @dataclass(frozen=True)
@@ -47,6 +71,19 @@ def decode_cursor(cursor: str, *, size: int, purpose: str = "cursor") -> list[st
     return values
 
 
+def decode_keyset_cursor(
+    cursor: str, *, purpose: str = "cursor", tie: Callable[[str], K] = str
+) -> tuple[datetime, K]:
+    """The (time, tie-breaker) of a keyset cursor, the tie-breaker read by `tie` (uuid.UUID,
+    say); BadRequest (400) naming `cursor` when it is not one we signed for `purpose`."""
+    a, b = decode_cursor(cursor, size=2, purpose=purpose)
+    try:
+        at, key = datetime.fromisoformat(a), tie(b)
+    except ValueError as exc:
+        raise _invalid() from exc
+    return (at if at.tzinfo else at.replace(tzinfo=UTC)), key
+
+
 def decode_id_cursor(cursor: str | None, *, model: type[Model]) -> int | None:
     """The last id an id_paginate cursor of `model` names (None: the first page)."""
     if not cursor:
@@ -69,11 +106,7 @@ def keyset_paginate(
     first, second = fields
     purpose = f"keyset.{qs.model._meta.label_lower}.{first}.{second}"
     if cursor:
-        a, b = decode_cursor(cursor, size=2, purpose=purpose)
-        try:
-            a_value = datetime.fromisoformat(a)
-        except ValueError as exc:
-            raise _invalid() from exc
+        a_value, b = decode_keyset_cursor(cursor, purpose=purpose)
         op = "lt" if descending else "gt"
         qs = qs.filter(
             Q(**{f"{first}__{op}": a_value}) | Q(**{first: a_value, f"{second}__{op}": b})

@@ -6,6 +6,21 @@ from typing import Literal
 from ninja import Schema
 from pydantic import Field
 
+from apps.core.pagination import IdPageQuery
+
+
+class EntryFilters(Schema):
+    kind: str | None = Field(None, pattern="^(note|archive)$")
+
+
+class ListQuery(IdPageQuery, EntryFilters):  # GET /entries
+    pass
+
+
+class SearchQuery(Schema):  # GET /entries/search
+    q: str = Field(..., min_length=1, max_length=4000)
+    limit: int = Field(20, ge=1, le=200)
+
 
 class EntryIn(Schema):
     name: str = Field(..., description="Unique per agent; a safe relative path, e.g. MEMORY.md")

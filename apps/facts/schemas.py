@@ -6,6 +6,8 @@ from typing import Literal
 from ninja import Schema
 from pydantic import Field
 
+from apps.core.pagination import IdPageQuery
+
 
 class FactOut(Schema):
     id: int
@@ -42,6 +44,15 @@ class FactOut(Schema):
 class FactPage(Schema):
     items: list[FactOut]
     next_cursor: str | None
+
+
+class FactFilters(Schema):
+    category: str | None = Field(None, max_length=100)
+    include_superseded: bool = False
+
+
+class FactQuery(IdPageQuery, FactFilters):  # GET /facts
+    pass
 
 
 class FactIn(Schema):

@@ -8,10 +8,29 @@ from ninja import Schema
 from pydantic import Field
 
 from apps.core.fields import JsonObject
+from apps.core.pagination import PageQuery
 
 OutcomeName = Literal["open", "resolved", "failed", "abandoned"]
 KindName = Literal["error", "correction"]
 StatusName = Literal["active", "pending", "archived"]
+
+
+class ErrorFilters(Schema):
+    tool_name: str | None = Field(None, max_length=200)
+    outcome: OutcomeName | None = None
+
+
+class LearningFilters(Schema):
+    kind: KindName | None = None
+    status: StatusName | None = None
+
+
+class ErrorQuery(PageQuery, ErrorFilters):  # GET /errors
+    pass
+
+
+class LearningQuery(PageQuery, LearningFilters):  # GET /learnings
+    pass
 
 
 class ErrorIn(Schema):

@@ -8,9 +8,30 @@ from ninja import Schema
 from pydantic import Field
 
 from apps.conversations.schemas import MarkerOut, SessionOut
+from apps.core.pagination import PageQuery
 
 RunKindName = Literal["summary", "consolidate", "compact", "flush", "extract", "compress"]
 RunStatusName = Literal["ok", "fallback", "failed", "timeout", "skipped"]
+
+
+class RunFilters(Schema):
+    kind: RunKindName | None = None
+    status: RunStatusName | None = None
+    session_id: str | None = Field(None, max_length=200)
+
+
+class HistoryFilters(Schema):
+    q: str | None = Field(None, max_length=4000)
+    month: str | None = Field(None, max_length=7, description="YYYY-MM")
+    session_id: str | None = Field(None, max_length=200)
+
+
+class RunQuery(PageQuery, RunFilters):  # GET /runs
+    pass
+
+
+class HistoryQuery(PageQuery, HistoryFilters):  # GET /memory/history
+    pass
 
 
 class RunOut(Schema):
@@ -77,6 +98,10 @@ class ResetOut(Schema):
     archive: str | None = Field(
         description="The Archive entry keeping, whole, what no consolidation covered."
     )
+
+    @staticmethod
+    def resolve_archive(obj: Any) -> str | None:  # from a services.ResetOutcome
+        return obj.archive_name
 
 
 class HistoryEntryOut(Schema):

@@ -2,13 +2,12 @@
 
 import uuid
 from datetime import date as calendar_date
-from datetime import datetime
 from typing import Literal
 
 from ninja import Schema
 from pydantic import Field
 
-from apps.conversations.schemas import LegOut, MessageIn, MessageOut
+from apps.conversations.schemas import LegOut, MessageIn, MessageOut, QuotedMessage
 from apps.facts.schemas import FactOut
 from apps.learnings.schemas import HintOut
 from apps.lifecycle.schemas import RunOut
@@ -30,6 +29,10 @@ class AppendOut(Schema):
     hints: list[HintOut] = Field(
         description="For failing tool messages: the tool's earlier failures, best first."
     )
+
+
+class ImportQuery(Schema):
+    force: bool = False
 
 
 class ImportOut(Schema):
@@ -149,13 +152,7 @@ class ContextFactOut(Schema):
     tokens: int
 
 
-class ContextMessageOut(Schema):
-    id: uuid.UUID
-    session_id: uuid.UUID
-    role: str
-    name: str
-    content: str
-    created_at: datetime
+class ContextMessageOut(QuotedMessage):
     importance: float
     metadata: dict
     tokens: int

@@ -6,7 +6,9 @@ import json
 
 import pytest
 
+from apps.core.errors import BadRequest
 from apps.core.pagination import encode_cursor
+from apps.review.selectors import parse_cursor
 from tests.factories import SessionFactory
 
 pytestmark = pytest.mark.django_db
@@ -119,3 +121,20 @@ def test_another_agents_cursor_shows_nothing_of_theirs(api, other_api, session):
 
     assert response.status_code == 200
     assert response.json() == {"items": [], "next_cursor": None}
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["yesterday", "00000000-0000-0000-0000-000000000001"],
+        ["2026-01-05T09:00:00+00:00", "not-a-uuid"],
+        ["2026-01-05T09:00:00+00:00"],
+    ],
+)
+def test_the_review_timeline_reads_its_cursors_as_the_api_does(values):
+    # One cursor codec: a signed cursor that holds no (time, id) is 400 naming `cursor`
+    # in the review pages too (their own reader used to answer 422).
+    with pytest.raises(BadRequest) as caught:
+        parse_cursor(encode_cursor(values))
+
+    assert (caught.value.message, caught.value.loc) == ("invalid cursor", ["query", "cursor"])

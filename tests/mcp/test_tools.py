@@ -6,13 +6,10 @@ from datetime import UTC, datetime
 import pytest
 
 from apps.conversations.schemas import ChatSearchIn, SessionIn
-from apps.entries.api import SearchQuery
-from apps.entries.schemas import EntryAliasIn, EntryIn, EntryWrite
-from apps.learnings.schemas import ErrorIn, ErrorSearchIn, LearningIn
-from apps.lifecycle.api import HistoryQuery
+from apps.entries.schemas import EntryAliasIn, EntryIn, EntryWrite, SearchQuery
+from apps.learnings.schemas import ErrorIn, ErrorQuery, ErrorSearchIn, LearningIn
 from apps.lifecycle.models import HistoryEntry
-from apps.lifecycle.schemas import ConsolidateQuery
-from apps.memory.learnings_api import ErrorQuery
+from apps.lifecycle.schemas import ConsolidateQuery, HistoryQuery
 from apps.memory.schemas import ContextIn, MessagesIn, RecallIn, SaveIn, SearchIn
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -1,6 +1,7 @@
 """A tool is an API endpoint called in-process: arguments parsed with the endpoint's own
 schemas, the endpoint function called with the connection's agent, its return value
-serialized through the endpoint's response schema, errors answered with the API's detail."""
+serialized through the endpoint's response schema (apps/api/registry.py), errors answered
+with the API's detail."""
 
 import json
 import logging
@@ -11,13 +12,13 @@ from typing import Any, TypeVar
 import mcp_types as types
 import pydantic
 from django.http import Http404
-from ninja import Schema, Status
+from ninja import Schema
 from ninja.errors import HttpError
-from ninja.operation import ResponseObject
 
 from apps.agents.models import Agent
+from apps.api.registry import declared
 from apps.core.encoders import MicrosecondEncoder
-from apps.core.errors import ApplicationError, error_detail
+from apps.core.errors import ApplicationError, error_detail, validation_detail
 from apps.core.validation import check_parsed
 
 logger = logging.getLogger(__name__)
@@ -52,46 +53,27 @@ class Tool:
     description: str = ""
 
     def definition(self) -> types.Tool:
-        operation = self.endpoint._ninja_operation  # type: ignore[attr-defined]
-        text = self.description or operation.description or operation.summary
+        text = self.description or declared(self.endpoint).description
         schema = self.params.model_json_schema()
         return types.Tool(name=self.name, description=text.strip(), input_schema=schema)
 
 
-def serialize(endpoint: Callable[..., Any], request: ToolRequest, result: Any) -> dict:
-    """The endpoint's result as the JSON body the API answers, the way ninja builds it
-    (ninja.operation.Operation._result_to_response); an empty body (204) becomes {}."""
-    operation = endpoint._ninja_operation  # type: ignore[attr-defined]
-    models = operation.response_models
-    status = next(iter(models)) if len(models) == 1 else 200
-    if isinstance(result, Status):
-        status, result = result.status_code, result.value
-    model = models[status]
-    if model is None:
-        return {}
-    context = {"request": request, "response_status": status}
-    validated = model.model_validate(ResponseObject(result), context=context)
-    body = validated.model_dump(
-        by_alias=operation.by_alias,
-        exclude_unset=operation.exclude_unset,
-        exclude_defaults=operation.exclude_defaults,
-        exclude_none=operation.exclude_none,
-        context=context,
-    )["response"]
-    return json.loads(json.dumps(body, cls=MicrosecondEncoder))
+def whole(
+    name: str, endpoint: Callable[..., Any], params: type[Schema], into: str = "payload"
+) -> Tool:
+    """A tool whose arguments are, whole, the endpoint's `into` parameter: its body
+    (payload) or its query."""
+    return Tool(
+        name=name,
+        endpoint=endpoint,
+        params=params,
+        call=lambda request, args: endpoint(request, **{into: args}),
+    )
 
 
 def part(args: pydantic.BaseModel, schema: type[S]) -> S:
     """The API schema's share of a tool's composed arguments (already validated)."""
     return schema.model_validate({name: getattr(args, name) for name in schema.model_fields})
-
-
-def validation_detail(exc: pydantic.ValidationError) -> list[dict]:
-    """The API's 422 detail shape; `loc` is relative to the tool's arguments."""
-    return [
-        {"loc": list(e.get("loc", [])), "msg": str(e.get("msg", "")), "type": e.get("type", "")}
-        for e in exc.errors()
-    ]
 
 
 def _error(detail: object) -> types.CallToolResult:
@@ -116,10 +98,11 @@ def run(tool: Tool, agent: Agent, arguments: dict[str, Any] | None) -> types.Cal
         args = tool.params.model_validate(arguments or {})
         result = tool.call(request, args)
         if isinstance(result, Answer):
-            return _success(serialize(result.endpoint, request, result.result))
-        return _success(serialize(tool.endpoint, request, result))
+            return _success(declared(result.endpoint).body(request, result.result))
+        return _success(declared(tool.endpoint).body(request, result))
     except pydantic.ValidationError as exc:
-        return _error(validation_detail(exc))
+        # The API's 422 detail; `loc` is relative to the tool's arguments.
+        return _error(validation_detail(exc.errors()))
     except ApplicationError as exc:
         return _error(error_detail(exc))
     except HttpError as exc:

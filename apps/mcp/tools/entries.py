@@ -1,12 +1,21 @@
 """Entries (seed 003): entry_add, entry_rename, entry_alias, entry_write, entry_remove,
 entry_search. `name` is the entry's name or alias, as in the API's path."""
 
+from collections.abc import Callable
+from typing import Any
+
 from ninja import Schema
 from pydantic import Field
 
-from apps.entries import api as entries_api
-from apps.entries.schemas import EntryAliasIn, EntryIn, EntryRename, EntryWrite
-from apps.mcp.tools.base import Tool
+from apps.api import entries as entries_api
+from apps.entries.schemas import (
+    EntryAliasIn,
+    EntryIn,
+    EntryRename,
+    EntryWrite,
+    SearchQuery,
+)
+from apps.mcp.tools.base import Tool, part, whole
 
 NAME = Field(..., description="The entry's name or one of its aliases.")
 
@@ -27,37 +36,26 @@ class WriteIn(EntryWrite):
     name: str = NAME
 
 
+def _named(name: str, endpoint: Callable[..., Any], params: type[Schema], body: Callable) -> Tool:
+    """A tool over /entries/{name}...: `name` goes in the path, body(args) is the body."""
+    return Tool(
+        name=name,
+        endpoint=endpoint,
+        params=params,
+        call=lambda request, args: endpoint(request, name=args.name, payload=body(args)),
+    )
+
+
 TOOLS = [
-    Tool(
-        name="entry_add",
-        endpoint=entries_api.add_entry,
-        params=EntryIn,
-        call=lambda request, args: entries_api.add_entry(request, payload=args),
+    whole("entry_add", entries_api.add_entry, EntryIn),
+    _named(
+        "entry_rename",
+        entries_api.rename_entry,
+        RenameIn,
+        lambda args: EntryRename(name=args.new_name),
     ),
-    Tool(
-        name="entry_rename",
-        endpoint=entries_api.rename_entry,
-        params=RenameIn,
-        call=lambda request, args: entries_api.rename_entry(
-            request, name=args.name, payload=EntryRename(name=args.new_name)
-        ),
-    ),
-    Tool(
-        name="entry_alias",
-        endpoint=entries_api.alias_entry,
-        params=AliasIn,
-        call=lambda request, args: entries_api.alias_entry(
-            request, name=args.name, payload=EntryAliasIn(alias=args.alias)
-        ),
-    ),
-    Tool(
-        name="entry_write",
-        endpoint=entries_api.write_entry,
-        params=WriteIn,
-        call=lambda request, args: entries_api.write_entry(
-            request, name=args.name, payload=EntryWrite(content=args.content)
-        ),
-    ),
+    _named("entry_alias", entries_api.alias_entry, AliasIn, lambda args: part(args, EntryAliasIn)),
+    _named("entry_write", entries_api.write_entry, WriteIn, lambda args: part(args, EntryWrite)),
     Tool(
         name="entry_remove",
         endpoint=entries_api.remove_entry,
@@ -66,10 +64,5 @@ TOOLS = [
         description="Remove: delete an entry with all its aliases; its content stays in its "
         "change log. The result is {} (the API answers 204 with no body).",
     ),
-    Tool(
-        name="entry_search",
-        endpoint=entries_api.search_entries,
-        params=entries_api.SearchQuery,
-        call=lambda request, args: entries_api.search_entries(request, query=args),
-    ),
+    whole("entry_search", entries_api.search_entries, SearchQuery, into="query"),
 ]

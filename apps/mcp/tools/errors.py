@@ -3,37 +3,25 @@ learnings: learning_add."""
 
 from pydantic import Field
 
-from apps.learnings.schemas import ErrorIn, ErrorSearchIn, LearningIn
-from apps.mcp.tools.base import Answer, Tool
-from apps.memory import learnings_api
+from apps.api import learnings as learnings_api
+from apps.learnings.schemas import ErrorIn, ErrorQuery, ErrorSearchIn, LearningIn
+from apps.mcp.tools.base import Answer, Tool, part, whole
 
 
-class ReadIn(learnings_api.ErrorQuery):
+class ReadIn(ErrorQuery):
     error_id: int | None = Field(None, description="One record; without it, the list.")
 
 
 def _read(request, args: ReadIn):
     if args.error_id is not None:
         return learnings_api.get_error(request, error_id=args.error_id)
-    query = learnings_api.ErrorQuery(
-        tool_name=args.tool_name, outcome=args.outcome, cursor=args.cursor, limit=args.limit
-    )
-    return Answer(learnings_api.list_errors, learnings_api.list_errors(request, query=query))
+    found = learnings_api.list_errors(request, query=part(args, ErrorQuery))
+    return Answer(learnings_api.list_errors, found)
 
 
 TOOLS = [
-    Tool(
-        name="remember_error",
-        endpoint=learnings_api.remember_error,
-        params=ErrorIn,
-        call=lambda request, args: learnings_api.remember_error(request, payload=args),
-    ),
-    Tool(
-        name="search_error_memory",
-        endpoint=learnings_api.search_errors,
-        params=ErrorSearchIn,
-        call=lambda request, args: learnings_api.search_errors(request, payload=args),
-    ),
+    whole("remember_error", learnings_api.remember_error, ErrorIn),
+    whole("search_error_memory", learnings_api.search_errors, ErrorSearchIn),
     Tool(
         name="read_error_memory",
         endpoint=learnings_api.get_error,
@@ -45,10 +33,5 @@ TOOLS = [
             "and `outcome`, paginated by `cursor` and `limit`."
         ),
     ),
-    Tool(
-        name="learning_add",
-        endpoint=learnings_api.add_learning,
-        params=LearningIn,
-        call=lambda request, args: learnings_api.add_learning(request, payload=args),
-    ),
+    whole("learning_add", learnings_api.add_learning, LearningIn),
 ]

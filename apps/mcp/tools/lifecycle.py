@@ -1,9 +1,9 @@
 """Lifecycle: consolidate (seed 004) and reset_session."""
 
-from apps.lifecycle import api as lifecycle_api
+from apps.api import sessions as sessions_api
 from apps.lifecycle.schemas import ConsolidateQuery
 from apps.mcp.tools.base import Tool, part
-from apps.mcp.tools.sessions import SESSION_ID, SessionRef
+from apps.mcp.tools.sessions import SESSION_ID, on_session
 
 
 class ConsolidateIn(ConsolidateQuery):
@@ -13,16 +13,11 @@ class ConsolidateIn(ConsolidateQuery):
 TOOLS = [
     Tool(
         name="consolidate",
-        endpoint=lifecycle_api.consolidate,
+        endpoint=sessions_api.consolidate,
         params=ConsolidateIn,
-        call=lambda request, args: lifecycle_api.consolidate(
+        call=lambda request, args: sessions_api.consolidate(
             request, session_id=args.session_id, query=part(args, ConsolidateQuery)
         ),
     ),
-    Tool(
-        name="reset_session",
-        endpoint=lifecycle_api.reset_session,
-        params=SessionRef,
-        call=lambda request, args: lifecycle_api.reset_session(request, session_id=args.session_id),
-    ),
+    on_session("reset_session", sessions_api.reset_session),
 ]

@@ -2,17 +2,18 @@
 agent expects), get_window."""
 
 import uuid
+from collections.abc import Callable
+from typing import Any
 
 import pydantic
 from ninja import Schema
 from pydantic import Field
 
-from apps.conversations import api as conversations_api
+from apps.api import sessions as sessions_api
 from apps.conversations.schemas import SessionIn
 from apps.conversations.selectors import session_get
 from apps.core.errors import NotFound
-from apps.mcp.tools.base import Tool, ToolRequest, part
-from apps.memory import api as memory_api
+from apps.mcp.tools.base import Tool, ToolRequest, part, whole
 from apps.memory.schemas import MessagesIn
 
 SESSION_ID = Field(..., max_length=200, description="The session's id or the agent's own key.")
@@ -24,6 +25,16 @@ class SessionRef(Schema):
 
 class AppendIn(MessagesIn):
     session_id: str = SESSION_ID
+
+
+def on_session(name: str, endpoint: Callable[..., Any]) -> Tool:
+    """A tool over POST or GET /sessions/{session_id}/...: its one argument is the path's."""
+    return Tool(
+        name=name,
+        endpoint=endpoint,
+        params=SessionRef,
+        call=lambda request, args: endpoint(request, session_id=args.session_id),
+    )
 
 
 def _new_key(ref: str) -> SessionIn | None:
@@ -48,26 +59,21 @@ def _ensure_session(request: ToolRequest, ref: str) -> None:
         payload = _new_key(ref)
         if payload is None:
             raise
-        conversations_api.create_session(request, payload=payload)
+        sessions_api.create_session(request, payload=payload)
 
 
 def _append(request: ToolRequest, args: AppendIn):
     _ensure_session(request, args.session_id)
-    return memory_api.append_messages(
+    return sessions_api.append_messages(
         request, session_id=args.session_id, payload=part(args, MessagesIn)
     )
 
 
 TOOLS = [
-    Tool(
-        name="create_session",
-        endpoint=conversations_api.create_session,
-        params=SessionIn,
-        call=lambda request, args: conversations_api.create_session(request, payload=args),
-    ),
+    whole("create_session", sessions_api.create_session, SessionIn),
     Tool(
         name="append_messages",
-        endpoint=memory_api.append_messages,
+        endpoint=sessions_api.append_messages,
         params=AppendIn,
         call=_append,
         description=(
@@ -77,12 +83,5 @@ TOOLS = [
             "background (summary, consolidate, compact)."
         ),
     ),
-    Tool(
-        name="get_window",
-        endpoint=conversations_api.get_window,
-        params=SessionRef,
-        call=lambda request, args: conversations_api.get_window(
-            request, session_id=args.session_id
-        ),
-    ),
+    on_session("get_window", sessions_api.get_window),
 ]

@@ -2,15 +2,14 @@
 
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from django.db.models import QuerySet
 
 from apps.agents.models import Agent
 from apps.conversations.models import CompactMarker, Message, Session
 from apps.conversations.selectors import after, before
-from apps.core.errors import InvalidInput
-from apps.core.pagination import decode_cursor, encode_cursor
+from apps.core.pagination import decode_keyset_cursor, encode_cursor
 from apps.entries.models import Entry
 
 TIMELINE_PAGE = 100
@@ -33,16 +32,9 @@ def _cursor_of(message: Message) -> str:
 
 
 def parse_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
-    """The (time, id) a timeline cursor names; InvalidInput when it is not one."""
-    a, b = decode_cursor(cursor, size=2)
-    try:
-        at = datetime.fromisoformat(a)
-        pk = uuid.UUID(b)
-    except ValueError as exc:
-        raise InvalidInput("malformed cursor", loc=["query", "cursor"]) from exc
-    if at.tzinfo is None:
-        at = at.replace(tzinfo=UTC)
-    return at, pk
+    """The (time, id) a timeline cursor names; BadRequest (400), as for every cursor, when
+    it is not one."""
+    return decode_keyset_cursor(cursor, tie=uuid.UUID)
 
 
 def _timeline_qs(session: Session) -> QuerySet[Message]:

@@ -1,11 +1,10 @@
-"""The calling agent's own profile and settings, and its team's AGENTS.md."""
-
-from ninja import Router
+"""/agent, /team: the calling agent's own profile and settings, and its team's AGENTS.md."""
 
 from apps.agents import services
 from apps.agents.config import effective_ceilings
 from apps.agents.models import TEAM_AGENTS_MD_NAME, Agent
 from apps.agents.schemas import AgentOut, SettingsPatch, TeamDocumentOut
+from apps.api.registry import Router
 
 router = Router(tags=["agent"])
 

@@ -1,46 +1,26 @@
-"""Facts CRUD (seeds 001, 002): list, create (with dedup), read, edit, supersede, delete."""
+"""/facts (seeds 001, 002): list, create (with dedup), read, edit, supersede, delete."""
 
-from ninja import Query, Router, Schema, Status
-from pydantic import Field
+from ninja import Query, Status
 
+from apps.api.registry import Router
 from apps.core.pagination import decode_id_cursor
-from apps.facts import selectors, services
+from apps.facts import schemas, selectors, services
 from apps.facts.models import Fact
-from apps.facts.schemas import (
-    FactIn,
-    FactOut,
-    FactPage,
-    FactPatch,
-    FactSaveOut,
-    FactSupersede,
-    FactVersionOut,
-    save_out,
-)
 
 router = Router(tags=["facts"])
 
 
-class FactQuery(Schema):
-    category: str | None = Field(None, max_length=100)
-    include_superseded: bool = False
-    cursor: str | None = Field(None, max_length=500, description="An opaque next_cursor.")
-    limit: int = Field(100, ge=1, le=500)
-
-
-@router.get("/facts", response=FactPage)
-def list_facts(request, query: Query[FactQuery]):
-    page = selectors.facts_page(
+@router.get("/facts", response=schemas.FactPage)
+def list_facts(request, query: Query[schemas.FactQuery]):
+    return selectors.facts_page(
         agent=request.auth,
-        category=query.category,
-        include_superseded=query.include_superseded,
+        **query.dict(exclude={"cursor"}),
         after_id=decode_id_cursor(query.cursor, model=Fact),
-        limit=query.limit,
     )
-    return {"items": page.items, "next_cursor": page.next_cursor}
 
 
-@router.post("/facts", response={200: FactSaveOut, 201: FactSaveOut})
-def create_fact(request, payload: FactIn):
+@router.post("/facts", response={200: schemas.FactSaveOut, 201: schemas.FactSaveOut})
+def create_fact(request, payload: schemas.FactIn):
     """Create a fact; a duplicate (exact or semantic) returns the existing one with 200.
     `review: true` with the agent's fact_review on: the fact waits as pending."""
     result = services.fact_save(
@@ -52,16 +32,16 @@ def create_fact(request, payload: FactIn):
         source=payload.source,
         pending=payload.review and request.auth.config.fact_review,
     )
-    return Status(200 if result.deduped else 201, save_out(result))
+    return Status(200 if result.deduped else 201, schemas.save_out(result))
 
 
-@router.get("/facts/{int:fact_id}", response=FactOut)
+@router.get("/facts/{int:fact_id}", response=schemas.FactOut)
 def get_fact(request, fact_id: int):
     return selectors.fact_get(agent=request.auth, fact_id=fact_id)
 
 
-@router.patch("/facts/{int:fact_id}", response=FactOut)
-def update_fact(request, fact_id: int, payload: FactPatch):
+@router.patch("/facts/{int:fact_id}", response=schemas.FactOut)
+def update_fact(request, fact_id: int, payload: schemas.FactPatch):
     """Edit in place; a changed value is recorded as a version (old value, who, why)."""
     fact = selectors.fact_get(agent=request.auth, fact_id=fact_id)
     services.fact_update(
@@ -77,8 +57,8 @@ def update_fact(request, fact_id: int, payload: FactPatch):
     return selectors.fact_get(agent=request.auth, fact_id=fact_id)
 
 
-@router.post("/facts/{int:fact_id}/supersede", response={201: FactOut})
-def supersede_fact(request, fact_id: int, payload: FactSupersede):
+@router.post("/facts/{int:fact_id}/supersede", response={201: schemas.FactOut})
+def supersede_fact(request, fact_id: int, payload: schemas.FactSupersede):
     """Close the fact (valid_to = now) and create its successor; history is kept."""
     fact = selectors.fact_get(agent=request.auth, fact_id=fact_id)
     successor = services.fact_supersede(
@@ -91,7 +71,7 @@ def supersede_fact(request, fact_id: int, payload: FactSupersede):
     return Status(201, selectors.fact_get(agent=request.auth, fact_id=successor.pk))
 
 
-@router.get("/facts/{int:fact_id}/versions", response=list[FactVersionOut])
+@router.get("/facts/{int:fact_id}/versions", response=list[schemas.FactVersionOut])
 def fact_versions(request, fact_id: int):
     fact = selectors.fact_get(agent=request.auth, fact_id=fact_id)
     return list(selectors.fact_versions(fact=fact))

@@ -1,24 +1,14 @@
-"""The agent-facing composition endpoints: appends (with their lifecycle triggers), seed
-001's memory tools, seed 002's get_context with seed 001's context manager, and the
-workspace archive."""
-
-from django.conf import settings
-from django.http import HttpResponse
-from ninja import Query, Router, Schema, Status
+"""/memory/save, /memory/recall, /memory/search (seed 001's memory tools) and /context
+(seed 002's get_context with seed 001's context manager)."""
 
 from apps.agents.config import within_ceiling
-from apps.conversations.schemas import MessagePage, MessageQuery
-from apps.conversations.selectors import messages_page, session_get
-from apps.conversations.services import NewMessage
+from apps.api.registry import Router
+from apps.conversations.selectors import session_get
 from apps.facts.schemas import save_out
-from apps.learnings.schemas import hint_out
 from apps.memory import selectors, services
 from apps.memory.schemas import (
-    AppendOut,
     ContextIn,
     ContextOut,
-    ImportOut,
-    MessagesIn,
     RecallIn,
     RecallOut,
     SaveIn,
@@ -28,69 +18,6 @@ from apps.memory.schemas import (
 )
 
 router = Router(tags=["memory"])
-sessions_router = Router(tags=["sessions"])
-
-
-class ImportQuery(Schema):
-    force: bool = False
-
-
-# Both methods of /sessions/{id}/messages live on one router: Django resolves a path to the
-# first router that declares it.
-@sessions_router.get("/sessions/{session_id}/messages", response=MessagePage)
-def list_messages(request, session_id: str, query: Query[MessageQuery]):
-    """Every message of the session (compaction deletes none), filtered and paginated."""
-    session = session_get(agent=request.auth, ref=session_id)
-    page = messages_page(
-        session=session,
-        after=query.after,
-        before=query.before,
-        roles=query.role,
-        cursor=query.cursor,
-        limit=query.limit,
-        descending=query.order == "desc",
-    )
-    return {"items": page.items, "next_cursor": page.next_cursor}
-
-
-@sessions_router.post("/sessions/{session_id}/messages", response={201: AppendOut})
-def append_messages(request, session_id: str, payload: MessagesIn):
-    """Append one or many messages atomically: all are stored, or none. `lifecycle` names
-    what the append set off in the background (summary, consolidate, compact)."""
-    session = session_get(agent=request.auth, ref=session_id)
-    done = services.messages_append_turn(
-        session=session,
-        messages=[
-            NewMessage(
-                role=m.role,
-                content=m.content,
-                name=m.name,
-                tool_call_id=m.tool_call_id,
-                tool_name=m.tool_name,
-                tool_calls=m.tool_calls,
-                created_at=m.created_at,
-                importance=m.importance,
-                metadata=m.metadata,
-                idempotency_key=m.idempotency_key,
-                is_error=m.is_error,
-            )
-            for m in payload.messages
-        ],
-        max_batch=min(
-            settings.MEMORYHUB_MAX_BATCH_MESSAGES, session.agent.config.max_batch_messages
-        ),
-    )
-    result = done.result
-    return Status(
-        201,
-        {
-            "created": result.created,
-            "deduplicated": result.deduplicated,
-            "messages": result.messages,
-            "lifecycle": done.lifecycle,
-            "hints": [hint_out(h) for h in done.hints],
-        },
-    )
 
 
 COUNTER_NAME = "all-MiniLM-L6-v2 WordPiece (offline)"
@@ -101,12 +28,8 @@ def memory_save(request, payload: SaveIn):
     """Store a fact (dedup on write) and append it to today's log memory/YYYY-MM-DD.md."""
     result = services.memory_save(
         agent=request.auth,
-        content=payload.content,
-        category=payload.category,
-        key=payload.key,
-        importance=payload.importance,
+        **payload.dict(exclude={"session_id"}),
         session_ref=payload.session_id,
-        review=payload.review,
     )
     return {**save_out(result.saved), "log": result.log_name}
 
@@ -116,9 +39,7 @@ def memory_recall(request, payload: RecallIn):
     """Semantic recall over facts: matching categories, scoped search, flat fallback.
     A `k` over the team's recall_k ceiling is 422."""
     within_ceiling(request.auth, "recall_k", payload.k, loc=["body", "k"])
-    result = services.memory_recall(
-        agent=request.auth, query=payload.query, category=payload.category, k=payload.k
-    )
+    result = services.memory_recall(agent=request.auth, **payload.dict())
     return {
         "items": [
             {"fact": h.fact, "similarity": h.similarity, "score": h.score, "tier": h.tier}
@@ -137,7 +58,7 @@ def memory_search(request, payload: SearchIn):
     ["semantic"]`, when the query cannot be embedded. A `k` over the team's memory_search_k
     ceiling is 422."""
     within_ceiling(request.auth, "memory_search_k", payload.k, loc=["body", "k"])
-    result = selectors.memory_search(agent=request.auth, query=payload.query, k=payload.k)
+    result = selectors.memory_search(agent=request.auth, **payload.dict())
     return {"items": result.items, "degraded": result.degraded}
 
 
@@ -268,50 +189,6 @@ def context(request, payload: ContextIn):
     )
     session = session_get(agent=request.auth, ref=payload.session_id)
     turn = services.context_turn(
-        agent=request.auth,
-        session=session,
-        query=payload.query,
-        max_tokens=payload.max_tokens,
-        lifecycle=payload.lifecycle,
-        observed_tokens=payload.observed_tokens,
+        agent=request.auth, session=session, **payload.dict(exclude={"session_id"})
     )
     return context_out(turn)
-
-
-@router.get("/workspace/export")
-def export_workspace(request):
-    """The workspace folder (entries as files, seeds 001/004, with the generated HISTORY
-    files) as a deterministic .tar.gz."""
-    data = services.workspace_archive(agent=request.auth)
-    response = HttpResponse(data, content_type="application/gzip")
-    response["Content-Disposition"] = f'attachment; filename="{request.auth.slug}-workspace.tar.gz"'
-    return response
-
-
-def _content_length(request) -> int | None:
-    try:
-        return int(request.META.get("CONTENT_LENGTH") or "")
-    except ValueError:
-        return None
-
-
-@router.post("/workspace/import", response={201: ImportOut})
-def import_workspace(request, query: Query[ImportQuery]):
-    """Load an exported archive (the raw request body); 409 on existing names unless force.
-    History and learnings files become rows again (one already present is not doubled).
-    413 past an import limit (the import_max_* settings), 422 for a malformed archive."""
-    # Streamed from the request (never request.body): the limits apply as it is read.
-    loaded = services.workspace_load(
-        agent=request.auth, data=request, force=query.force, declared_size=_content_length(request)
-    )
-    result = loaded.entries
-    return Status(
-        201,
-        {
-            "created": result.created,
-            "overwritten": result.overwritten,
-            "names": result.names,
-            "history_entries": loaded.history_entries,
-            "learnings": loaded.learnings,
-        },
-    )

@@ -1,0 +1,122 @@
+"""/entries (seed 003: Add, Rename, Alias, Write, Remove, search) and /workspace (the
+workspace folder as an archive, out and in).
+
+Entries are addressed by name or alias in the path; names may contain '/' (daily logs), so
+the path parameter takes the rest of the URL.
+"""
+
+from django.http import HttpRequest, HttpResponse
+from ninja import Query, Status
+
+from apps.api.registry import Router
+from apps.core.pagination import decode_id_cursor
+from apps.entries import schemas, selectors, services
+from apps.entries.models import Entry
+from apps.memory import services as memory
+from apps.memory.schemas import ImportOut, ImportQuery
+
+router = Router(tags=["entries"])
+
+
+def _fresh(request: HttpRequest, name: str):
+    return selectors.entry_get(agent=request.auth, ref=name)
+
+
+@router.post("/entries", response={201: schemas.EntryOut})
+def add_entry(request, payload: schemas.EntryIn):
+    """Add: 409 if the name is already a name or an alias."""
+    entry = services.entry_add(
+        agent=request.auth, name=payload.name, content=payload.content, kind=payload.kind
+    )
+    return Status(201, _fresh(request, entry.name))
+
+
+@router.get("/entries", response=schemas.EntryPage)
+def list_entries(request, query: Query[schemas.ListQuery]):
+    """Entries in id (insert) order, without content; `cursor` is a page's next_cursor."""
+    return selectors.entries_page(
+        agent=request.auth,
+        **query.dict(exclude={"cursor"}),
+        after_id=decode_id_cursor(query.cursor, model=Entry),
+    )
+
+
+@router.get("/entries/search", response=schemas.EntrySearchOut)
+def search_entries(request, query: Query[schemas.SearchQuery]):
+    """BM25 over name and content (aliases add no tokens); every hit has its score."""
+    hits = selectors.entries_search(agent=request.auth, query=query.q, limit=query.limit)
+    return {"items": [{"score": h.score, "entry": h.entry} for h in hits]}
+
+
+# Before the plain {path:name} routes: Django resolves URL patterns in order.
+@router.post("/entries/{path:name}/aliases", response={201: schemas.AliasOut})
+def alias_entry(request, name: str, payload: schemas.EntryAliasIn):
+    """Alias: bind another name; 409 if it collides with any name or alias."""
+    alias = services.entry_alias(agent=request.auth, ref=name, alias=payload.alias)
+    return Status(201, {"alias": alias.name, "entry": _fresh(request, alias.entry.name)})
+
+
+@router.get("/entries/{path:name}", response=schemas.EntryOut)
+def get_entry(request, name: str):
+    return selectors.entry_get(agent=request.auth, ref=name)
+
+
+@router.put("/entries/{path:name}", response=schemas.EntryOut)
+def write_entry(request, name: str, payload: schemas.EntryWrite):
+    """Write: replace an entry's content; the old content is kept in its change log."""
+    entry = services.entry_write(agent=request.auth, ref=name, content=payload.content)
+    return _fresh(request, entry.name)
+
+
+@router.patch("/entries/{path:name}", response=schemas.EntryOut)
+def rename_entry(request, name: str, payload: schemas.EntryRename):
+    """Rename: 409 if the new name is any name or alias; an archive keeps its old name as an
+    alias, so compact markers still resolve."""
+    entry = services.entry_rename(agent=request.auth, ref=name, new_name=payload.name)
+    return _fresh(request, entry.name)
+
+
+@router.delete("/entries/{path:name}", response={204: None})
+def remove_entry(request, name: str):
+    """Remove: delete an entry with all its aliases; its content stays in its change log."""
+    services.entry_remove(agent=request.auth, ref=name)
+    return Status(204, None)
+
+
+@router.get("/workspace/export", tags=["memory"])
+def export_workspace(request):
+    """The workspace folder (entries as files, seeds 001/004, with the generated HISTORY
+    files) as a deterministic .tar.gz."""
+    data = memory.workspace_archive(agent=request.auth)
+    response = HttpResponse(data, content_type="application/gzip")
+    response["Content-Disposition"] = f'attachment; filename="{request.auth.slug}-workspace.tar.gz"'
+    return response
+
+
+def _content_length(request) -> int | None:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or "")
+    except ValueError:
+        return None
+
+
+@router.post("/workspace/import", response={201: ImportOut}, tags=["memory"])
+def import_workspace(request, query: Query[ImportQuery]):
+    """Load an exported archive (the raw request body); 409 on existing names unless force.
+    History and learnings files become rows again (one already present is not doubled).
+    413 past an import limit (the import_max_* settings), 422 for a malformed archive."""
+    # Streamed from the request (never request.body): the limits apply as it is read.
+    loaded = memory.workspace_load(
+        agent=request.auth, data=request, force=query.force, declared_size=_content_length(request)
+    )
+    result = loaded.entries
+    return Status(
+        201,
+        {
+            "created": result.created,
+            "overwritten": result.overwritten,
+            "names": result.names,
+            "history_entries": loaded.history_entries,
+            "learnings": loaded.learnings,
+        },
+    )

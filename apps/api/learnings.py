@@ -1,0 +1,108 @@
+"""/errors (seed 000's error memory) and /learnings (seed 001). A record or a learning may
+name one of the agent's sessions by id or key; sessions.session_of resolves it."""
+
+from ninja import Query, Status
+
+from apps.api.registry import Router
+from apps.api.sessions import session_of
+from apps.learnings import schemas, selectors, services
+
+router = Router(tags=["learnings"])
+
+
+@router.post("/errors", response={200: schemas.ErrorOut, 201: schemas.ErrorOut})
+def remember_error(request, payload: schemas.ErrorIn):
+    """Record a tool failure with what was tried and how it ended (seed 000's
+    remember_error); the same tool, error and strategy again updates that record (200)."""
+    session = session_of(request, payload.session_id)
+    record, created = services.error_record_create(
+        agent=request.auth,
+        **payload.dict(exclude={"session_id"}),
+        session_id=session.pk if session else None,
+    )
+    return Status(201 if created else 200, record)
+
+
+@router.get("/errors", response=schemas.ErrorPage)
+def list_errors(request, query: Query[schemas.ErrorQuery]):
+    """Live error records, newest first."""
+    return selectors.errors_page(agent=request.auth, **query.dict())
+
+
+@router.post("/errors/search", response=schemas.ErrorSearchOut)
+def search_errors(request, payload: schemas.ErrorSearchIn):
+    """Seed 000's search_error_memory: substring and vector matches; every hit's TTL is
+    refreshed."""
+    found = selectors.errors_search(agent=request.auth, **payload.dict())
+    hits = found.items
+    services.errors_touch(agent=request.auth, ids=[h.record.pk for h in hits])
+    for hit in hits:
+        hit.record.refresh_from_db(fields=["hit_count", "last_hit_at", "expires_at"])
+    return {
+        "items": [{"record": h.record, "score": h.score, "legs": h.legs} for h in hits],
+        "degraded": found.degraded,
+    }
+
+
+@router.get("/errors/{error_id}", response=schemas.ErrorOut)
+def get_error(request, error_id: int):
+    """One record (seed 000's read_error_memory); reading it is not a hit."""
+    return selectors.error_get(agent=request.auth, error_id=error_id)
+
+
+@router.patch("/errors/{error_id}", response=schemas.ErrorOut)
+def update_error(request, error_id: int, payload: schemas.ErrorPatch):
+    """Record the outcome: resolved (with its resolution), failed or abandoned."""
+    record = selectors.error_get(agent=request.auth, error_id=error_id)
+    return services.error_record_update(record=record, **payload.dict())
+
+
+@router.delete("/errors/{error_id}", response={204: None})
+def delete_error(request, error_id: int):
+    record = selectors.error_get(agent=request.auth, error_id=error_id)
+    services.error_record_delete(record=record)
+    return Status(204, None)
+
+
+@router.post("/errors/{error_id}/promote", response={201: schemas.LearningOut})
+def promote_error(request, error_id: int):
+    """A resolved or failed record becomes an active error learning (409 otherwise)."""
+    record = selectors.error_get(agent=request.auth, error_id=error_id)
+    return Status(201, services.error_record_promote(record=record))
+
+
+@router.post("/learnings", response={201: schemas.LearningOut})
+def add_learning(request, payload: schemas.LearningIn):
+    """An error or a correction to keep; active learnings are in every get_context."""
+    session = session_of(request, payload.session_id)
+    learning = services.learning_create(
+        agent=request.auth,
+        **payload.dict(exclude={"session_id"}),
+        session_id=session.pk if session else None,
+        session_key=session.key if session else "",
+    )
+    return Status(201, learning)
+
+
+@router.get("/learnings", response=schemas.LearningPage)
+def list_learnings(request, query: Query[schemas.LearningQuery]):
+    return selectors.learnings_page(agent=request.auth, **query.dict())
+
+
+@router.get("/learnings/{learning_id}", response=schemas.LearningOut)
+def get_learning(request, learning_id: int):
+    return selectors.learning_get(agent=request.auth, learning_id=learning_id)
+
+
+@router.patch("/learnings/{learning_id}", response=schemas.LearningOut)
+def update_learning(request, learning_id: int, payload: schemas.LearningPatch):
+    """Edit, approve (status active) or archive a learning."""
+    learning = selectors.learning_get(agent=request.auth, learning_id=learning_id)
+    return services.learning_update(learning=learning, **payload.dict())
+
+
+@router.delete("/learnings/{learning_id}", response={204: None})
+def delete_learning(request, learning_id: int):
+    learning = selectors.learning_get(agent=request.auth, learning_id=learning_id)
+    services.learning_delete(learning=learning)
+    return Status(204, None)

@@ -1,0 +1,87 @@
+"""What each endpoint declares (its responses and its description), recorded as its router
+registers it, so that in-process callers (the MCP tools) answer what the API answers without
+reading django-ninja's internals."""
+
+import inspect
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from types import SimpleNamespace
+from typing import Any
+
+import ninja
+from ninja import Schema, Status
+from pydantic import create_model
+
+from apps.core.encoders import MicrosecondEncoder
+
+
+def _response_model(kind: Any) -> type[Schema] | None:
+    """As ninja validates a result: a Schema with one `response` field, read from an object,
+    so ORM rows, managers and resolvers behave as in an HTTP answer (None: no body)."""
+    if kind is None:
+        return None
+    return create_model("Response", __base__=Schema, response=(kind, ...))
+
+
+@dataclass(frozen=True)
+class Declared:
+    """An endpoint's responses by status (None: no body) and its description: the
+    `description=` it was given, else its docstring, else its name (as ninja documents it)."""
+
+    responses: dict[int, Any]
+    description: str
+
+    @cached_property
+    def _models(self) -> dict[int, type[Schema] | None]:
+        return {status: _response_model(kind) for status, kind in self.responses.items()}
+
+    def body(self, request: Any, result: Any) -> dict:
+        """`result` (what the endpoint returned) as the JSON body the API answers; an empty
+        body (204) is {}."""
+        status = next(iter(self.responses)) if len(self.responses) == 1 else 200
+        if isinstance(result, Status):
+            status, result = result.status_code, result.value
+        model = self._models[status]
+        if model is None:
+            return {}
+        context = {"request": request, "response_status": status}
+        validated = model.model_validate(SimpleNamespace(response=result), context=context)
+        body = validated.model_dump(context=context)["response"]
+        return json.loads(json.dumps(body, cls=MicrosecondEncoder))
+
+
+_DECLARED: dict[Callable[..., Any], Declared] = {}
+
+
+def _by_status(response: Any) -> dict[int, Any]:
+    """ninja's `response=`: one type (200), or {status or statuses: type}."""
+    if not isinstance(response, dict):
+        return {200: response}
+    found: dict[int, Any] = {}
+    for key, kind in response.items():
+        for status in key if isinstance(key, Iterable) else [key]:
+            found[status] = kind
+    return found
+
+
+class Router(ninja.Router):
+    """ninja's Router that records what each endpoint declares as it is added."""
+
+    def add_api_operation(
+        self, path: str, methods: list[str], view_func: Callable[..., Any], **options: Any
+    ) -> None:
+        if "response" in options:
+            _DECLARED[view_func] = Declared(
+                responses=_by_status(options["response"]),
+                description=options.get("description")
+                or inspect.cleandoc(view_func.__doc__ or "")
+                or view_func.__name__.title().replace("_", " "),
+            )
+        super().add_api_operation(path, methods, view_func, **options)
+
+
+def declared(endpoint: Callable[..., Any]) -> Declared:
+    """What `endpoint` declares (KeyError for one no Router registered with a response)."""
+    return _DECLARED[endpoint]

@@ -1,0 +1,85 @@
+"""/search (the agent's messages: semantic, keyword, hybrid or contains) and /search/status
+(the embedding backlog of every corpus)."""
+
+from apps.api.registry import Router
+from apps.api.sessions import session_of
+from apps.conversations import search
+from apps.conversations.schemas import ChatSearchIn, ChatSearchMessageOut, ChatSearchOut
+from apps.conversations.selectors import as_utc
+from apps.providers.embeddings import vector_label
+from apps.search.corpora import all_corpora
+from apps.search.embedding import backlog
+from apps.search.schemas import EmbeddingStatusOut
+from apps.search.tokens import token_backlog
+
+router = Router(tags=["search"])
+
+
+def _search_message(m) -> dict:
+    return {name: getattr(m, name) for name in ChatSearchMessageOut.model_fields}
+
+
+@router.post("/search", response=ChatSearchOut)
+def search_chat_history(request, payload: ChatSearchIn):
+    """Search the agent's messages: semantic (default), keyword, hybrid or contains.
+
+    When the query cannot be embedded, semantic and hybrid answer from BM25 with
+    `degraded: ["semantic"]`."""
+    roles = [payload.role] if isinstance(payload.role, str) else payload.role
+    result = search.message_search(
+        agent=request.auth,
+        query=payload.query,
+        mode=payload.mode,
+        k=payload.k,
+        session=session_of(request, payload.session_id),
+        roles=roles,
+        after=as_utc(payload.after) if payload.after else None,
+        before=as_utc(payload.before) if payload.before else None,
+        metadata=payload.metadata,
+        min_score=payload.min_score,
+    )
+    return {
+        "query": result.query,
+        "mode": result.mode,
+        "degraded": result.degraded,
+        "hits": [
+            {
+                **_search_message(h.message),
+                "score": h.score,
+                "legs": {leg: {"rank": r.rank, "score": r.score} for leg, r in h.legs.items()},
+                "window": h.window,
+            }
+            for h in result.hits
+        ],
+        "windows": [
+            {"session_id": w.session_id, "messages": [_search_message(m) for m in w.messages]}
+            for w in result.windows
+        ],
+    }
+
+
+@router.get("/search/status", response=EmbeddingStatusOut)
+def search_status(request):
+    """Per corpus, how many of the agent's rows are embedded, stale, pending or failed, and
+    for corpora that keep token states, how many have them and how many wait for them.
+
+    The top-level counts are the messages corpus's (kept from the first version of this
+    endpoint). Keyword-only corpora are listed with `vectors: false` and zero counts.
+    """
+    corpora = {}
+    for corpus in all_corpora():
+        if corpus.embeds:
+            counts = backlog(corpus=corpus.name, agent_id=request.auth.id)
+            tokens = token_backlog(
+                corpus=corpus.name, agent_id=request.auth.id, embedded=counts.embedded
+            )
+            corpora[corpus.name] = {"vectors": True, **_counts(counts), "token_states": tokens}
+        else:
+            corpora[corpus.name] = {"vectors": False, "embedded": 0, "stale": 0, "pending": 0,
+                                    "failed": 0, "token_states": None}  # fmt: skip
+    messages = {k: v for k, v in corpora["messages"].items() if k != "vectors"}
+    return {"model": vector_label(), **messages, "corpora": corpora}
+
+
+def _counts(b) -> dict:
+    return {"embedded": b.embedded, "stale": b.stale, "pending": b.pending, "failed": b.failed}

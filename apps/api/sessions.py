@@ -1,0 +1,170 @@
+"""/sessions: a session by id or key, its messages and hot window, and the lifecycle's
+operations on it (summarize, compact, flush, consolidate, reset).
+
+Every method of a path lives on this one router: Django resolves a path to the first router
+that declares it.
+"""
+
+import time
+
+from django.conf import settings
+from django.http import HttpRequest
+from ninja import Query, Status
+
+from apps.api.registry import Router
+from apps.conversations import schemas, selectors, services
+from apps.conversations.models import Session
+from apps.conversations.services import NewMessage
+from apps.core.pagination import PageQuery
+from apps.learnings.schemas import hint_out
+from apps.lifecycle import services as lifecycle
+from apps.lifecycle.models import Trigger
+from apps.lifecycle.schemas import (
+    CompactOut,
+    ConsolidateQuery,
+    ResetOut,
+    RunsOut,
+    SummaryRunsOut,
+)
+from apps.memory import services as memory
+from apps.memory.schemas import AppendOut, MessagesIn
+
+router = Router(tags=["sessions"])
+
+
+def session_of(request: HttpRequest, ref: str | None) -> Session | None:
+    """The calling agent's session `ref` (its id or key) names, 404 when none; None without
+    a ref."""
+    return selectors.session_get(agent=request.auth, ref=ref) if ref else None
+
+
+@router.post("/sessions", response={200: schemas.SessionOut, 201: schemas.SessionOut})
+def create_session(request, payload: schemas.SessionIn):
+    """Create a session; with a `key` the agent already uses, that session is returned (200)."""
+    session, created = services.session_create(agent=request.auth, **payload.dict())
+    return Status(201 if created else 200, session)
+
+
+@router.get("/sessions", response=schemas.SessionPage)
+def list_sessions(request, query: Query[PageQuery]):
+    return selectors.sessions_page(agent=request.auth, **query.dict())
+
+
+@router.get("/sessions/{session_id}", response=schemas.SessionOut)
+def get_session(request, session_id: str):
+    return selectors.session_get(agent=request.auth, ref=session_id)
+
+
+@router.patch("/sessions/{session_id}", response=schemas.SessionOut)
+def update_session(request, session_id: str, payload: schemas.SessionPatch):
+    session = selectors.session_get(agent=request.auth, ref=session_id)
+    return services.session_update(session=session, **payload.dict())
+
+
+@router.delete("/sessions/{session_id}", response={204: None})
+def remove_session(request, session_id: str):
+    """Delete the session with its messages, compact markers, meta, summary and archives
+    (seed 000). Its runs and history entries stay, without the session."""
+    session = selectors.session_get(agent=request.auth, ref=session_id)
+    lifecycle.session_remove(session=session)
+    return Status(204, None)
+
+
+@router.get("/sessions/{session_id}/messages", response=schemas.MessagePage)
+def list_messages(request, session_id: str, query: Query[schemas.MessageQuery]):
+    """Every message of the session (compaction deletes none), filtered and paginated."""
+    session = selectors.session_get(agent=request.auth, ref=session_id)
+    return selectors.messages_page(
+        session=session,
+        after=query.after,
+        before=query.before,
+        roles=query.role,
+        cursor=query.cursor,
+        limit=query.limit,
+        descending=query.order == "desc",
+    )
+
+
+@router.post("/sessions/{session_id}/messages", response={201: AppendOut})
+def append_messages(request, session_id: str, payload: MessagesIn):
+    """Append one or many messages atomically: all are stored, or none. `lifecycle` names
+    what the append set off in the background (summary, consolidate, compact)."""
+    session = selectors.session_get(agent=request.auth, ref=session_id)
+    done = memory.messages_append_turn(
+        session=session,
+        messages=[NewMessage(**m.dict()) for m in payload.messages],
+        max_batch=min(
+            settings.MEMORYHUB_MAX_BATCH_MESSAGES, session.agent.config.max_batch_messages
+        ),
+    )
+    result = done.result
+    return Status(
+        201,
+        {
+            "created": result.created,
+            "deduplicated": result.deduplicated,
+            "messages": result.messages,
+            "lifecycle": done.lifecycle,
+            "hints": [hint_out(h) for h in done.hints],
+        },
+    )
+
+
+@router.get("/sessions/{session_id}/window", response=schemas.WindowOut)
+def get_window(request, session_id: str):
+    """The hot window: the last `max_history_messages` after the compaction cutoff, with
+    the older ones the summary does not cover yet, and seed 004's recap after a
+    consolidation (docs/lifecycle.md)."""
+    session = selectors.session_get(agent=request.auth, ref=session_id)
+    return selectors.session_window(session=session)
+
+
+@router.post("/sessions/{session_id}/summarize", response=SummaryRunsOut, tags=["lifecycle"])
+def summarize(request, session_id: str):
+    """Fold what left the window into the rolling summary now (seed 000)."""
+    session = selectors.session_get(agent=request.auth, ref=session_id)
+    runs = lifecycle.session_summarize(session=session, trigger=Trigger.API)
+    summary = selectors.session_summary(session=session)
+    return {"runs": runs, "summary": summary.content if summary else None}
+
+
+@router.post("/sessions/{session_id}/compact", response=CompactOut, tags=["lifecycle"])
+def compact(request, session_id: str):
+    """Compact now: the oldest messages go to an Archive entry behind a marker (seeds 000,
+    003); no message is deleted."""
+    session = selectors.session_get(agent=request.auth, ref=session_id)
+    runs = lifecycle.session_compact(session=session, trigger=Trigger.API)
+    meta = selectors.session_meta(session=session)
+    return {
+        "runs": runs,
+        "start_at": meta.start_at if meta else None,
+        "markers": selectors.session_markers(session=session),
+    }
+
+
+@router.post("/sessions/{session_id}/flush", response=RunsOut, tags=["lifecycle"])
+def flush(request, session_id: str):
+    """Store the facts of the oldest window messages now (seed 001's proactive flush)."""
+    session = selectors.session_get(agent=request.auth, ref=session_id)
+    return {"runs": lifecycle.session_flush(session=session, trigger=Trigger.API)}
+
+
+@router.post("/sessions/{session_id}/consolidate", response=RunsOut, tags=["lifecycle"])
+def consolidate(request, session_id: str, query: Query[ConsolidateQuery]):
+    """Consolidate now (seed 004): history entry, MEMORY.md; waits its turn behind the
+    agent's other consolidations, up to consolidation_timeout_seconds. `keep` leaves the
+    newest messages for later (default 0: everything)."""
+    session = selectors.session_get(agent=request.auth, ref=session_id)
+    wait_until = time.monotonic() + session.agent.config.consolidation_timeout_seconds
+    runs = lifecycle.session_consolidate(
+        session=session, trigger=Trigger.API, keep=query.keep, wait_until=wait_until
+    )
+    return {"runs": runs}
+
+
+@router.post("/sessions/{session_id}/reset", response=ResetOut, tags=["lifecycle"])
+def reset_session(request, session_id: str):
+    """Consolidate (at most consolidation_timeout_seconds), keep what that did not cover in an
+    Archive entry, then delete the messages and meta; the rolling summary survives."""
+    session = selectors.session_get(agent=request.auth, ref=session_id)
+    return lifecycle.session_reset(session=session)
