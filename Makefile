@@ -52,6 +52,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
 format: $(STAMP)
