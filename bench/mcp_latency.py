@@ -114,7 +114,8 @@ async def time_interleaved(base: str, key: str, calls: int, warmup: int) -> dict
             t3 = time.perf_counter()
             assert response.status_code == 200, response.text
             assert result.is_error is False, result.content
-            assert raw.status_code == 200 and raw.json()["result"]["isError"] is False, raw.text
+            assert raw.status_code == 200, raw.text
+            assert raw.json()["result"]["isError"] is False, raw.text
             if i >= warmup:
                 timings["api"].append((t1 - t0) * 1000)
                 timings["mcp"].append((t2 - t1) * 1000)

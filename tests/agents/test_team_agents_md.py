@@ -141,7 +141,8 @@ def test_the_workspace_export_carries_it_and_an_import_skips_it(api, agent, flee
     exported = api.get("/workspace/export").content
     with tarfile.open(fileobj=io.BytesIO(exported), mode="r:gz") as tar:
         member = tar.extractfile("team/AGENTS.md")
-        assert member is not None and member.read().decode() == FLEET
+        assert member is not None
+        assert member.read().decode() == FLEET
 
     fresh = AgentFactory(slug="carol-bot")
     response = _api(fresh).post("/workspace/import", raw=exported)

@@ -441,7 +441,8 @@ def test_an_interrupted_move_continues_where_it_stopped(
     # and a run stopped between the two passes (chain not written yet) completes it
     Fact._base_manager.using(moved).update(superseded_by=None)
     output = _move(target_url, "--chunk-size", "5")
-    assert "facts.Fact " in output and _line(output, "facts.Fact").endswith(" OK")
+    assert "facts.Fact " in output
+    assert _line(output, "facts.Fact").endswith(" OK")
     assert (
         dict(Fact._base_manager.using(moved).values_list("value", "superseded_by__value")) == chain
     )
@@ -541,5 +542,7 @@ def test_the_checksum_is_the_same_for_the_same_rows_in_any_order_and_form():
     for row in [sqlite_rows[0], (2, None, None, {"c": 1})]:
         changed.add(row)
 
-    assert one == other and one.count == 2
-    assert changed != one and changed.count == 2
+    assert one == other
+    assert one.count == 2
+    assert changed != one
+    assert changed.count == 2

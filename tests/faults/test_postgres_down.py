@@ -198,7 +198,8 @@ def test_postgres_stopped_during_appends_answers_503_then_recovers_losing_nothin
     for s in sent:
         if s.status != 201:
             again = _append(stack.api, stack.session, s.content)
-            assert again is not None and again.status == 201, s
+            assert again is not None, s
+            assert again.status == 201, s
             assert again.json()["created"] + again.json()["deduplicated"] == 1
 
     acknowledged = [s.content for s in sent if s.status == 201]

@@ -77,7 +77,8 @@ def test_history_grep_is_case_insensitive_newest_first_by_month_and_session(api,
     assert ids(q="sandbox", session_id="chat-2") == [feb.pk]
     assert ids(q="100%") == []  # LIKE wildcards are plain text
     page = api.get("/memory/history", {"limit": 1}).json()
-    assert len(page["items"]) == 1 and page["next_cursor"]
+    assert len(page["items"]) == 1
+    assert page["next_cursor"]
     assert api.get("/memory/history", {"month": "2026-13"}).status_code == 422
     assert api.get("/memory/history", {"q": "a\x00b"}).status_code == 400  # query: 400
 
@@ -225,7 +226,8 @@ def test_the_admin_lists_runs_and_history_with_filters(admin_client, agent, sess
 
     assert [r.pk for r in runs.context["cl"].result_list] == [failed.pk]
     assert "Talked about tea." in history.content.decode()
-    assert detail.status_code == 200 and "HTTP 500" in detail.content.decode()
+    assert detail.status_code == 200
+    assert "HTTP 500" in detail.content.decode()
 
 
 def test_lifecycle_posts_need_no_body_and_keep_is_a_query_parameter(api, agent, session):

@@ -114,7 +114,8 @@ def test_a_session_past_70_percent_is_flushed_then_compacted_through_context_alo
     assert actions[-1] == ("compact", "queued")
     assert actions.index(("flush", "queued")) < len(actions) - 1
     flushes = [u["usage_ratio"] for u in before if u["action"] == "flush"]
-    assert flushes and all(0.6 <= r < 0.7 for r in flushes)
+    assert flushes
+    assert all(0.6 <= r < 0.7 for r in flushes)
     assert before[-1]["usage_ratio"] >= 0.7
     assert {u["measured_by"] for u in [*before, after]} == {"estimate"}
 
@@ -123,14 +124,14 @@ def test_a_session_past_70_percent_is_flushed_then_compacted_through_context_alo
     assert (compact.trigger, compact.status) == ("context", "ok")
     extract = Run.objects.get(kind="extract", session_id=session_id)
     flush = Run.objects.filter(kind="flush", session_id=session_id, status="ok").first()
-    assert flush is not None and flush.id < extract.id < compact.id
+    assert flush is not None
+    assert flush.id < extract.id < compact.id
     facts = list(Fact.objects.filter(agent=agent))
     assert {f.value for f in facts} == set(FACTS)
     assert all(f.created_at <= compact.created_at for f in facts)
     stored_by = Run.objects.filter(facts__in=facts).distinct()
-    assert stored_by and all(
-        r.id < compact.id and r.kind in ("flush", "extract") for r in stored_by
-    )
+    assert stored_by
+    assert all(r.id < compact.id and r.kind in ("flush", "extract") for r in stored_by)
     # the flush cursor covers every archived message
     meta = SessionMeta.objects.get(session_id=session_id)
     archived = list(Message.objects.filter(session_id=session_id, created_at__lt=meta.start_at))

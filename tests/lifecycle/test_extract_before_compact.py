@@ -55,7 +55,8 @@ def _archived_were_extracted(session) -> list[Message]:
     meta = SessionMeta.objects.get(session=session)
     archived = list(Message.objects.filter(session=session, created_at__lt=meta.start_at))
     cursor = (meta.flush_cursor, meta.flush_cursor_id)
-    assert archived and all((m.created_at, m.id) <= cursor for m in archived)
+    assert archived
+    assert all((m.created_at, m.id) <= cursor for m in archived)
     return archived
 
 
@@ -132,7 +133,8 @@ def test_a_size_compaction_extracts_first_and_never_cuts_past_the_cursor(api, ag
         ("extract", "skipped", "busy"),
         ("compact", "skipped", "not_extracted"),
     ]
-    assert busy["start_at"] is None and busy["markers"] == []
+    assert busy["start_at"] is None
+    assert busy["markers"] == []
 
     lease_release(held)
     api.post(f"/sessions/{session.id}/flush")  # facts of rows[0..11]: cursor at rows[11]

@@ -58,7 +58,9 @@ def test_removing_a_session_deletes_its_archives_markers_and_meta(
     assert spaced_archive == "archive/chat-1/4"  # "chat 1" shares chat-1's prefix
     runs = set(Run.objects.filter(session=session).values_list("pk", flat=True))
     history = set(HistoryEntry.objects.filter(session=session).values_list("pk", flat=True))
-    assert runs and history  # compactions, the reset's consolidation and its history entry
+    # compactions, the reset's consolidation and its history entry
+    assert runs
+    assert history
 
     response = api.delete(f"/sessions/{session.id}")
 

@@ -56,7 +56,8 @@ def test_what_left_the_window_is_summarised_and_the_cursor_moves(
     assert text.startswith(
         "## Current summary\n(empty)\n\n## New messages\n[2026-01-05 09:00] user: message 0\n"
     )
-    assert "message 3" in text and "message 4" not in text
+    assert "message 3" in text
+    assert "message 4" not in text
     assert api.get(f"/sessions/{session.id}/window").json()["summary"] == body["summary"]
 
 
@@ -74,7 +75,9 @@ def test_the_next_run_merges_into_the_old_summary_in_one_pass(api, session, sett
     assert len(llm_server.chats) == 2
     text = llm_server.chats[1].body["messages"][-1]["content"]
     assert text.startswith("## Current summary\nFirst summary.\n\n## New messages\n")
-    assert "message 5" in text and "message 4" in text and "message 3" not in text
+    assert "message 5" in text
+    assert "message 4" in text
+    assert "message 3" not in text
 
 
 def test_chunks_under_the_token_budget_make_one_call_each(

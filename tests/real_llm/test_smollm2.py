@@ -155,7 +155,8 @@ def test_smollm2_in_json_mode_answers_every_lifecycle_call_at_tier_1(
     assert proxy.calls[0].response_format == "json_schema"
     assert {c.response_format for c in answered} == {"json_object_schema"}
     called = [r for r in runs if r.structured_mode]
-    assert called and {r.structured_mode for r in called} == {"json_object_schema"}
+    assert called
+    assert {r.structured_mode for r in called} == {"json_object_schema"}
     for run in called:
         assert run.input_tokens + run.output_tokens > 0
         if not run.truncated:  # a cut-off answer is parsed for what it holds, at any tier

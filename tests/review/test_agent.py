@@ -75,8 +75,10 @@ def test_the_audit_log_shows_who_did_what_and_the_keys_that_changed(
         ("value", "tea", "coffee"),
     ]
     html = response.content.decode()
-    assert "eddie" in html and "<code>fact.update</code>" in html
-    assert "<dt>value</dt>" in html and "<del>tea</del> → <ins>coffee</ins>" in html
+    assert "eddie" in html
+    assert "<code>fact.update</code>" in html
+    assert "<dt>value</dt>" in html
+    assert "<del>tea</del> → <ins>coffee</ins>" in html
     assert "<dt>importance</dt>" not in html  # unchanged keys are not listed
     assert "x.y" not in html  # another agent's event
     assert [e for e, _ in overview.context["events"]] == [event]

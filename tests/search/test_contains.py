@@ -80,7 +80,8 @@ def _contains(agent, text, limit=100, queryset=None) -> list:
     hits = contains_search(
         "messages", agent_id=agent.pk, text=text, limit=limit, queryset=queryset, order_by=ORDER
     )
-    assert {h.leg for h in hits} <= {"contains"} and {h.score for h in hits} <= {1.0}
+    assert {h.leg for h in hits} <= {"contains"}
+    assert {h.score for h in hits} <= {1.0}
     return [h.object_id for h in hits]
 
 
@@ -344,7 +345,8 @@ def test_postgres_reads_rare_trigrams_from_the_index(agent, session):
     plan = _explain(sql)
     assert f"Bitmap Index Scan on {TRGM}" in plan
     (cond,) = [line for line in plan.splitlines() if "Index Cond" in line]
-    assert "'%QUO%'::text" in cond and "PROTO" not in cond
+    assert "'%QUO%'::text" in cond
+    assert "PROTO" not in cond
 
 
 @pytest.mark.postgres
