@@ -21,10 +21,10 @@ try:
     if not hasattr(_sqlite3.Connection, "enable_load_extension"):
         raise ImportError("sqlite3 cannot load extensions")
 except ImportError:  # pragma: no cover - depends on the Python build
-    import sqlean as _sqlite3
+    import sqlean
 
-    sys.modules["sqlite3"] = _sqlite3
-    sys.modules["sqlite3.dbapi2"] = _sqlite3.dbapi2
+    sys.modules["sqlite3"] = sqlean
+    sys.modules["sqlite3.dbapi2"] = sqlean.dbapi2
 
 from memoryhub.celery import app as celery_app
 

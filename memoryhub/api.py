@@ -166,7 +166,8 @@ def unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
 
 # A database that is down answers 503 + Retry-After (apps/core/unavailable.py).
 for _db_error in (OperationalError, InterfaceError):
-    api.add_exception_handler(_db_error, database_unavailable)
+    # ninja types a handler's argument as "the exception or its class"; it is the exception.
+    api.add_exception_handler(_db_error, database_unavailable)  # type: ignore[arg-type]
 
 # One router per URL resource; each declares its full paths, so grepping a URL finds its
 # endpoint (docs/architecture.md has the table).

@@ -66,7 +66,7 @@ class TeamAdmin(TeamScopedAdmin):
 
 class ApiKeyInline(TeamScopedTabularInline):
     model = ApiKey
-    fields = ["prefix", "name", "created_at", "last_used_at", "revoked_at"]
+    fields = ("prefix", "name", "created_at", "last_used_at", "revoked_at")
     readonly_fields = fields
     extra = 0
     can_delete = False

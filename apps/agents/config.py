@@ -12,7 +12,7 @@ ceiling, and the effective config is clamped to it.
 
 import math
 from dataclasses import asdict, dataclass, fields
-from typing import Annotated, Any, Literal, get_type_hints
+from typing import Annotated, Any, Literal, cast, get_type_hints
 
 from annotated_types import Ge, Gt, Le
 from pydantic import Field, TypeAdapter
@@ -26,8 +26,8 @@ Ratio = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
 def Count(high: int, *, low: int = 1) -> Any:
-    """An int in [low, high]."""
-    return Annotated[int, Field(ge=low, le=high)]
+    """The bounds of an int in [low, high], as in `Annotated[int, Count(high)]`."""
+    return Field(ge=low, le=high)
 
 
 # Global maxima shared by several fields. Sizes: a message or entry is held whole in memory,
@@ -43,21 +43,25 @@ MAX_LEG = 200  # rows one get_context leg loads
 @dataclass(frozen=True)
 class AgentConfig:
     # --- conversation store (seed 000, seed 002) ---
-    max_history_messages: Count(1000) = 16  # hot window size (seed 000); loaded per call
-    max_history_bytes: Count(64 * MIB) = 5 * MIB  # compaction trigger by size (seed 000)
+    # Hot window size (seed 000); loaded per call
+    max_history_messages: Annotated[int, Count(1000)] = 16
+    # Compaction trigger by size (seed 000)
+    max_history_bytes: Annotated[int, Count(64 * MIB)] = 5 * MIB
     compact_target_ratio: Ratio = 0.8  # trim to 80% on compaction (seed 000)
-    working_memory_cap: Count(1000) = 50  # cached recent messages per session (seed 002)
-    max_content_bytes: Count(MAX_CONTENT) = 256 * 1024  # one message's content
+    # Cached recent messages per session (seed 002)
+    working_memory_cap: Annotated[int, Count(1000)] = 50
+    max_content_bytes: Annotated[int, Count(MAX_CONTENT)] = 256 * 1024  # one message's content
     # Messages one append may carry (also bounded by MEMORYHUB_MAX_BATCH_MESSAGES); one
     # transaction holds them all.
-    max_batch_messages: Count(10_000) = 1000
+    max_batch_messages: Annotated[int, Count(10_000)] = 1000
     importance_user: Ratio = 0.5  # default importance by role (seed 002)
     importance_assistant: Ratio = 0.5
     importance_tool: Ratio = 0.3
     importance_system: Ratio = 0.1
     # --- search (seed 000) ---
-    search_context_before: Count(20, low=0) = 2  # messages of context before each hit
-    search_context_after: Count(20, low=0) = 1  # and after
+    # Messages of context before each hit
+    search_context_before: Annotated[int, Count(20, low=0)] = 2
+    search_context_after: Annotated[int, Count(20, low=0)] = 1  # and after
     # Semantic mode over "all" history (every message keeps its vector), or seed 000's
     # "recent": only messages after each session's compact cutoff, as its vector store is
     # cleaned on compaction. Keyword and hybrid modes cover all history either way.
@@ -65,52 +69,63 @@ class AgentConfig:
     # Hybrid search: rerank the top `rerank_candidates` fused hits by MaxSim over their
     # stored token states (docs/search.md, "Reranking"); no model runs at query time.
     rerank: bool = True
-    rerank_candidates: Count(200, low=2) = 100
+    rerank_candidates: Annotated[int, Count(200, low=2)] = 100
     # --- context assembly (seed 001, seed 002) ---
-    recency_limit: Count(MAX_LEG) = 10  # tri-hybrid recency leg
+    recency_limit: Annotated[int, Count(MAX_LEG)] = 10  # tri-hybrid recency leg
     salience_threshold: Ratio = 0.85  # tri-hybrid salience leg: importance >= this
     relevance_threshold: Ratio = 0.655  # tri-hybrid relevance leg: cosine > this
-    context_window_tokens: Count(MAX_CONTEXT_TOKENS) = 128_000  # the agent model's context
+    # The agent model's context
+    context_window_tokens: Annotated[int, Count(MAX_CONTEXT_TOKENS)] = 128_000
     flush_ratio: Ratio = 0.6  # usage at which get_context flushes facts (seed 001)
     compact_ratio: Ratio = 0.7  # usage at which get_context writes, then compacts (seed 001)
-    compact_keep_last: Count(1000) = 4  # messages kept after a write-then-compact (seed 001)
-    flush_max_facts: Count(200) = 20  # facts one flush may store
+    # Messages kept after a write-then-compact (seed 001)
+    compact_keep_last: Annotated[int, Count(1000)] = 4
+    flush_max_facts: Annotated[int, Count(200)] = 20  # facts one flush may store
     # --- rolling summary (seed 000) ---
-    summary_chunk_tokens: Count(MAX_LLM_CHUNK_TOKENS) = 4000  # messages per summary LLM call
-    summary_max_tokens: Count(100_000) = 1024  # the rolling summary is kept under this
+    # Messages per summary LLM call
+    summary_chunk_tokens: Annotated[int, Count(MAX_LLM_CHUNK_TOKENS)] = 4000
+    # The rolling summary is kept under this
+    summary_max_tokens: Annotated[int, Count(100_000)] = 1024
     # The window (/window, get_context's recency leg) also carries the hot messages that left
     # it and that the summary does not cover yet, so none sits in neither while the summary
     # waits for its trigger (docs/lifecycle.md, "Window and summary"). Off: seed 000's plain
     # window of max_history_messages.
     window_includes_unsummarised: bool = True
     # The newest this many of them at most: a summary that keeps failing cannot grow the window.
-    window_unsummarised_max: Count(1000, low=0) = 64
+    window_unsummarised_max: Annotated[int, Count(1000, low=0)] = 64
     # --- consolidation (seed 002, seed 004) ---
-    consolidation_interval_hours: Count(24 * 365) = 6
-    memory_window: Count(10_000) = 50  # message count that triggers auto-consolidation
-    consolidation_keep: Count(10_000, low=0) = 25  # newest messages auto-consolidation skips
-    consolidation_chunk_tokens: Count(MAX_LLM_CHUNK_TOKENS) = 8000  # per consolidation call
+    consolidation_interval_hours: Annotated[int, Count(24 * 365)] = 6
+    # Message count that triggers auto-consolidation
+    memory_window: Annotated[int, Count(10_000)] = 50
+    # Newest messages auto-consolidation skips
+    consolidation_keep: Annotated[int, Count(10_000, low=0)] = 25
+    # Per consolidation call
+    consolidation_chunk_tokens: Annotated[int, Count(MAX_LLM_CHUNK_TOKENS)] = 8000
     # Issue 23: every lifecycle call sends max_tokens. A consolidation answer carries MEMORY.md
     # (up to max_memory_bytes, ~3 bytes a token) plus a history entry; extraction a fact list.
-    consolidation_max_tokens: Count(100_000) = 4096
-    extraction_max_tokens: Count(100_000) = 1024
-    max_memory_bytes: Count(MAX_CONTENT) = 8192  # MEMORY.md size before compression (seed 004)
+    consolidation_max_tokens: Annotated[int, Count(100_000)] = 4096
+    extraction_max_tokens: Annotated[int, Count(100_000)] = 1024
+    # MEMORY.md size before compression (seed 004)
+    max_memory_bytes: Annotated[int, Count(MAX_CONTENT)] = 8192
     # Seed 004; also the lease of a lifecycle run and an API wait, so 10 minutes at most.
     consolidation_timeout_seconds: Annotated[float, Field(gt=0, le=600.0)] = 30.0
-    raw_fallback_messages: Count(1000) = 10  # [raw-fallback] history entry size (seed 004)
-    raw_fallback_chars: Count(100_000) = 200
+    # [raw-fallback] history entry size (seed 004)
+    raw_fallback_messages: Annotated[int, Count(1000)] = 10
+    raw_fallback_chars: Annotated[int, Count(100_000)] = 200
     # Seed 004's recap: the messages a consolidation left (after the newest consolidated one)
     # that the window does not carry in full, the newest recap_messages of them, each cut to
     # recap_message_chars (docs/lifecycle.md, "Recap"). 0: no recap.
-    recap_messages: Count(MAX_LEG, low=0) = 25
-    recap_message_chars: Count(4000) = 200
+    recap_messages: Annotated[int, Count(MAX_LEG, low=0)] = 25
+    recap_message_chars: Annotated[int, Count(4000)] = 200
     # Seed 000 clears messages on reset; seed 004 consolidates first. "always": every message
     # a reset deletes is archived whole first (an LLM's history entry is a summary, not the
     # text); "fallback": only those no LLM consolidation covered.
     reset_archive: Literal["always", "fallback"] = "always"
     # --- learnings and error memory (seeds 000, 001) ---
-    error_memory_ttl_days: Count(3650) = 90  # an error record's life, refreshed on every hit
-    error_hints_limit: Count(50, low=0) = 5  # hints per failing tool (append, get_context)
+    # An error record's life, refreshed on every hit
+    error_memory_ttl_days: Annotated[int, Count(3650)] = 90
+    # Hints per failing tool (append, get_context)
+    error_hints_limit: Annotated[int, Count(50, low=0)] = 5
     # --- long-term memory: facts (seed 001, seed 002) ---
     fact_dedup_threshold: Ratio = 0.92  # same-category cosine at or above this is one fact
     fact_default_importance: Ratio = 0.5  # importance of a fact saved without one
@@ -123,36 +138,46 @@ class AgentConfig:
     # x ln(1 + access_count); past 10 one access outweighs every other term.
     salience_access_boost: Annotated[float, Field(ge=0.0, le=10.0)] = 0.2
     salience_high_threshold: Ratio = 0.8  # facts at or above this surface in get_context
-    recall_k: Count(MAX_K) = 5  # memory_recall results when k is not given; caps a given k
-    recall_max_categories: Count(50) = 3  # categories searched by recall tier 2
+    # Memory_recall results when k is not given; caps a given k
+    recall_k: Annotated[int, Count(MAX_K)] = 5
+    recall_max_categories: Annotated[int, Count(50)] = 3  # categories searched by recall tier 2
     recall_min_similarity: Ratio = 0.25  # a scoped hit counts toward recall_scoped_min above this
-    recall_scoped_min: Count(MAX_K) = 3  # fewer scoped hits than this: flat fallback (tier 3)
+    # Fewer scoped hits than this: flat fallback (tier 3)
+    recall_scoped_min: Annotated[int, Count(MAX_K)] = 3
     recall_salience_weight: Ratio = 0.2  # score = (1 - w) * cosine + w * salience
-    memory_search_k: Count(MAX_K) = 10  # memory_search results when k is not given; caps k
+    # Memory_search results when k is not given; caps k
+    memory_search_k: Annotated[int, Count(MAX_K)] = 10
     # --- get_context (seed 001, seed 002) ---
-    context_max_tokens: Count(MAX_CONTEXT_TOKENS) = 8192  # budget when no max_tokens; caps it
-    context_salience_limit: Count(MAX_LEG, low=0) = 10  # messages from the salience leg
-    context_relevance_limit: Count(MAX_LEG, low=0) = 10  # messages from the relevance leg
-    context_fact_limit: Count(MAX_LEG, low=0) = 10  # high-salience facts in the system part
+    # Budget when no max_tokens; caps it
+    context_max_tokens: Annotated[int, Count(MAX_CONTEXT_TOKENS)] = 8192
+    # Messages from the salience leg
+    context_salience_limit: Annotated[int, Count(MAX_LEG, low=0)] = 10
+    # Messages from the relevance leg
+    context_relevance_limit: Annotated[int, Count(MAX_LEG, low=0)] = 10
+    # High-salience facts in the system part
+    context_fact_limit: Annotated[int, Count(MAX_LEG, low=0)] = 10
     # With a query, facts relevant to it join the salient ones: cosine at or above this, or
     # a keyword match (a fact saved a moment ago has no vector yet).
     context_fact_relevance_threshold: Ratio = 0.4
-    context_relevant_fact_limit: Count(MAX_LEG, low=0) = 5
+    context_relevant_fact_limit: Annotated[int, Count(MAX_LEG, low=0)] = 5
     # Issue 24's memory leg, beside seed 002's three: the query against the agent's whole
     # history through /search's hybrid ranking; each hit brings its /search context window
     # (search_context_before/after), packed after the other legs in rank order. Off: seed
     # 002's three legs alone. The limit is the hits tried, after those the other legs hold.
     context_memory: bool = True
-    context_memory_limit: Count(MAX_K, low=0) = 20
+    context_memory_limit: Annotated[int, Count(MAX_K, low=0)] = 20
     # Relative dates in the memory leg's messages ("yesterday", "last week") followed by the
     # date they name, counted from the day each message was written (docs/memory.md; on
     # LoCoMo it writes the answer's date for 0.90 of temporal questions, against 0.58).
     context_memory_resolve_dates: bool = True
     # --- workspace import (apps.entries.workspace): checked while the archive streams ---
-    import_max_archive_bytes: Count(64 * MIB) = 64 * MIB  # the request body (compressed)
-    import_max_unpacked_bytes: Count(256 * MIB) = 256 * MIB  # all members, uncompressed
-    import_max_members: Count(100_000) = 100_000  # files and folders
-    import_max_member_bytes: Count(32 * MIB) = 32 * MIB  # one file (HISTORY.md can be large)
+    # The request body (compressed)
+    import_max_archive_bytes: Annotated[int, Count(64 * MIB)] = 64 * MIB
+    # All members, uncompressed
+    import_max_unpacked_bytes: Annotated[int, Count(256 * MIB)] = 256 * MIB
+    import_max_members: Annotated[int, Count(100_000)] = 100_000  # files and folders
+    # One file (HISTORY.md can be large)
+    import_max_member_bytes: Annotated[int, Count(32 * MIB)] = 32 * MIB
 
     def importance_for_role(self, role: str) -> float:
         return float(getattr(self, f"importance_{role}", 0.5))
@@ -206,7 +231,7 @@ CEILING_KEYS = (
 
 @dataclass(frozen=True)
 class Bounds:
-    kind: type  # int or float
+    kind: type[int] | type[float]
     low: float  # inclusive, or exclusive when `open_low`
     high: float
     open_low: bool = False
@@ -222,7 +247,9 @@ def _bounds() -> dict[str, Bounds]:
         low = next((m.ge for m in meta if isinstance(m, Ge)), None)
         gt = next((m.gt for m in meta if isinstance(m, Gt)), None)
         high = next(m.le for m in meta if isinstance(m, Le))  # every number has a maximum
-        out[name] = Bounds(base, gt if low is None else low, high, open_low=low is None)
+        # annotated_types types a bound as a comparable protocol; ours are numbers
+        low_bound = cast(float, gt if low is None else low)
+        out[name] = Bounds(base, low_bound, cast(float, high), open_low=low is None)
     return out
 
 
@@ -238,7 +265,7 @@ def effective_ceilings(ceilings: dict[str, Any] | None) -> dict[str, int | float
     out: dict[str, int | float] = {}
     for key in CEILING_KEYS:
         bounds = NUMERIC[key]
-        value = stored.get(key)
+        value: Any = stored.get(key)  # a team's stored JSON: checked below
         ok = isinstance(value, bounds.kind | int) and not isinstance(value, bool)
         out[key] = value if ok and bounds.low <= value <= bounds.high else bounds.high
     return out
@@ -284,8 +311,8 @@ def validate_overrides(
         validated = _adapter.validate_python(changes)
     except PydanticValidationError as exc:
         err = exc.errors()[0]
-        key = err["loc"][0] if err["loc"] else "settings"
-        raise InvalidInput(f"{key}: {err['msg']}", loc=["body", "settings", key]) from exc
+        bad = err["loc"][0] if err["loc"] else "settings"
+        raise InvalidInput(f"{bad}: {err['msg']}", loc=["body", "settings", bad]) from exc
     values = {key: getattr(validated, key) for key in changes}  # coerced: "5" -> 5
     caps = effective_ceilings(ceilings)
     for key, value in values.items():

@@ -2,7 +2,7 @@
 in it is recorded as an audit event (source "admin"): who, what, when, before and after."""
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
 from django.contrib.admin.utils import get_fields_from_path
@@ -19,6 +19,13 @@ _HOPS = ("team", "agent", "session", "fact", "entry")
 # the event has its own time.
 _NOT_AUDITED = {"embedding", "hashed_key", "password", "updated_at"}
 
+if TYPE_CHECKING:
+    # What the mixins' super() calls reach at run time: a ModelAdmin or an inline.
+    _ScopedBase = admin.options.BaseModelAdmin[Any]
+    _AuditedBase = admin.ModelAdmin[Any]
+else:
+    _ScopedBase = _AuditedBase = object
+
 
 def team_path(model: type[models.Model]) -> str | None:
     """The lookup from `model` to its Team ("" for Team itself), or None when it has no team
@@ -28,7 +35,7 @@ def team_path(model: type[models.Model]) -> str | None:
     fields = {f.name: f for f in model._meta.concrete_fields if f.is_relation}
     for hop in _HOPS:
         field = fields.get(hop)
-        if field is None or field.related_model is model:
+        if field is None or field.related_model is None or field.related_model is model:
             continue
         rest = team_path(field.related_model)
         if rest is not None:
@@ -52,11 +59,12 @@ def agent_of(obj: models.Model) -> Agent | None:
     hops = (team_path(type(obj)) or "").split("__")
     if "agent" not in hops:
         return None
+    current: Any = obj
     for hop in hops[: hops.index("agent") + 1]:
-        obj = getattr(obj, hop, None)
-        if obj is None:
+        current = getattr(current, hop, None)
+        if current is None:
             return None
-    return obj
+    return current
 
 
 def audited_fields(model: type[models.Model], names: list[str] | None = None) -> list[str]:
@@ -74,7 +82,7 @@ def _rows(qs: QuerySet, fields: list[str]) -> dict[Any, dict[str, Any]]:
     }
 
 
-class TeamScopedMixin:
+class TeamScopedMixin(_ScopedBase):
     """For a ModelAdmin or an inline: rows, foreign-key choices and related list filters keep
     to the user's teams. Another team's object answers as if it did not exist (the admin
     redirects to its index with "doesn't exist")."""
@@ -110,7 +118,7 @@ class TeamScopedMixin:
         return scoped and super().has_change_permission(request, obj)
 
 
-class AuditedMixin:
+class AuditedMixin(_AuditedBase):
     """Records each admin change as an AuditEvent: saves (the changed fields before and
     after), inline rows, deletions, and each custom action (the fields it changed)."""
 
@@ -136,7 +144,7 @@ class AuditedMixin:
         after = _rows(model._default_manager.filter(pk=obj.pk), audited_fields(model, fields))
         if not after:  # the row went away while saving: nothing to show
             return
-        before = json_safe({f: form.initial.get(f) for f in fields}) if change else None
+        before = json_safe({f: form.initial.get(f) for f in fields}) if fields is not None else None
         self._audit(request, obj, "update" if change else "create", before, after[obj.pk])
 
     def _audit_deletion(self, request, obj) -> None:
@@ -175,7 +183,8 @@ class AuditedMixin:
 
     def get_actions(self, request: HttpRequest) -> dict:
         actions = super().get_actions(request)
-        return {
+        # django-stubs types each action as optional; Django's get_actions never holds a None.
+        return {  # type: ignore[misc]
             name: (func if name == "delete_selected" else self._audited(func, name), name, text)
             for name, (func, _, text) in actions.items()
         }

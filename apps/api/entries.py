@@ -5,7 +5,7 @@ Entries are addressed by name or alias in the path; names may contain '/' (daily
 the path parameter takes the rest of the URL.
 """
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from ninja import Query, Status
 
 from apps.api.registry import Router
@@ -18,7 +18,7 @@ from apps.memory.schemas import ImportOut, ImportQuery
 router = Router(tags=["entries"])
 
 
-def _fresh(request: HttpRequest, name: str):
+def _fresh(request, name: str):
     return selectors.entry_get(agent=request.auth, ref=name)
 
 

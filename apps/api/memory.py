@@ -124,8 +124,8 @@ def context_out(turn: services.ContextTurn) -> dict:
     request = ctx.request
     system_parts = [p for p in ctx.parts if p.kind != "fact"]
     fact_parts = [p for p in ctx.parts if p.kind == "fact"]
-    system_tokens = sum(p.tokens for p in system_parts)
-    fact_tokens = sum(p.tokens for p in fact_parts)
+    system_tokens = sum(p.counted for p in system_parts)
+    fact_tokens = sum(p.counted for p in fact_parts)
     return {
         "session_id": request.session.id,
         "query": request.query,

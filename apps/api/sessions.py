@@ -8,7 +8,6 @@ that declares it.
 import time
 
 from django.conf import settings
-from django.http import HttpRequest
 from ninja import Query, Status
 
 from apps.api.registry import Router
@@ -32,7 +31,7 @@ from apps.memory.schemas import AppendOut, MessagesIn
 router = Router(tags=["sessions"])
 
 
-def session_of(request: HttpRequest, ref: str | None) -> Session | None:
+def session_of(request, ref: str | None) -> Session | None:
     """The calling agent's session `ref` (its id or key) names, 404 when none; None without
     a ref."""
     return selectors.session_get(agent=request.auth, ref=ref) if ref else None

@@ -69,12 +69,12 @@ class MessageAdmin(TeamScopedAdmin):
     search_fields = ["content", "name", "session__key", "=id"]
     list_select_related = ["session"]
     date_hierarchy = "created_at"
-    fields = [
+    fields = (
         "id", "agent", "session", "role", "name", "content", "importance", "created_at",
         "tool_call_id", "tool_name", "tool_calls_json", "metadata", "token_count", "byte_size",
         "embedding_model", "embedding_error", "embedding_attempts", "consolidated_at",
         "idempotency_key",
-    ]  # fmt: skip
+    )  # fmt: skip
     readonly_fields = [f for f in fields if f != "importance"]
 
     def get_queryset(self, request: HttpRequest):

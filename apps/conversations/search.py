@@ -259,7 +259,8 @@ class _Windows:
 
     def final(self) -> tuple[list[list[Message]], dict[int, int]]:
         """Non-empty windows in time order, and old index -> new index."""
-        remap, kept = {}, []
+        remap: dict[int, int] = {}
+        kept: list[list[Message]] = []
         for i, w in enumerate(self.windows):
             if w:
                 remap[i] = len(kept)

@@ -49,7 +49,7 @@ def messages_page(
     session: Session,
     after: datetime | None = None,
     before: datetime | None = None,
-    roles: list[str] | None = None,
+    roles: Sequence[str] | None = None,
     cursor: str | None = None,
     limit: int = 100,
     descending: bool = False,
@@ -135,8 +135,9 @@ def _unsummarised(session: Session, pool: list[Message], size: int, full: bool) 
         found = [m for m in pool[:-size] if cursor[0] is None or _key(m) > cursor]
         return found[-config.window_unsummarised_max :]
     qs = _hot(session_messages(session=session), meta).filter(before(start.created_at, start.pk))
-    if cursor[0] is not None:
-        qs = qs.filter(after(*cursor))
+    at, pk = cursor
+    if at is not None and pk is not None:  # set together
+        qs = qs.filter(after(at, pk))
     rows = list(qs.order_by("-created_at", "-id")[: config.window_unsummarised_max])
     rows.reverse()
     return rows
@@ -233,7 +234,8 @@ def messages_left_window(*, session: Session, meta: SessionMeta | None) -> Query
     """Messages that have left the hot window and are not in the rolling summary yet
     (seed 000: after summary_cursor, older than the last max_history_messages)."""
     qs = session_messages(session=session)
-    if meta is not None and meta.summary_cursor is not None:
+    # The cursor's time and id are set together.
+    if meta is not None and meta.summary_cursor is not None and meta.summary_cursor_id is not None:
         qs = qs.filter(after(meta.summary_cursor, meta.summary_cursor_id))
     first = window_first(session=session, meta=meta)
     if first is None:

@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Sum
 from django.utils import timezone
 
+from apps.agents.config import AgentConfig
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.conversations import working_memory
@@ -149,7 +150,7 @@ def _validate_batch(agent: Agent, messages: Sequence[NewMessage], max_batch: int
         )
     limit = agent.config.max_content_bytes
     for i, msg in enumerate(messages):
-        loc = ["body", "messages", i]
+        loc: list[str | int] = ["body", "messages", i]
         if msg.role not in Role.values:
             raise InvalidInput(f"unknown role '{msg.role}'", loc=[*loc, "role"])
         if msg.is_error and msg.role != Role.TOOL:
@@ -197,7 +198,14 @@ def messages_append(
     raise Conflict("could not append: idempotency keys kept colliding, retry the request")
 
 
-def _row(session, agent, config, msg: NewMessage, created_at, token_count: int) -> Message:
+def _row(
+    session: Session,
+    agent: Agent,
+    config: AgentConfig,
+    msg: NewMessage,
+    created_at: datetime,
+    token_count: int,
+) -> Message:
     content = msg.content or ""
     importance = msg.importance
     return Message(
@@ -220,7 +228,14 @@ def _row(session, agent, config, msg: NewMessage, created_at, token_count: int) 
 
 
 @transaction.atomic
-def _append_once(session, agent, config, messages, times, tokens) -> AppendResult:
+def _append_once(
+    session: Session,
+    agent: Agent,
+    config: AgentConfig,
+    messages: Sequence[NewMessage],
+    times: list[datetime],
+    tokens: list[int],
+) -> AppendResult:
     keys = [m.idempotency_key for m in messages if m.idempotency_key]
     existing = {
         m.idempotency_key: m
@@ -228,7 +243,7 @@ def _append_once(session, agent, config, messages, times, tokens) -> AppendResul
             "embedding"
         )
     }
-    by_key: dict[str, Message] = dict(existing)
+    by_key: dict[str | None, Message] = dict(existing)  # keys: the messages' keys, never None
     to_create: list[Message] = []
     ordered: list[Message] = []
     for msg, created_at, token_count in zip(messages, times, tokens, strict=True):

@@ -2,7 +2,7 @@
 schema shares (datetimes, free-form JSON)."""
 
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import numpy as np
 from django.core import checks
@@ -113,7 +113,7 @@ class VectorField(models.Field):
         return array.tobytes()
 
     def value_to_string(self, obj: Any) -> str:
-        value = self.value_from_object(obj)
+        value = cast(np.ndarray | None, self.value_from_object(obj))  # what from_db_value gave
         return "" if value is None else ",".join(f"{x:.7g}" for x in value)
 
     def check(self, **kwargs: Any) -> list[checks.CheckMessage]:

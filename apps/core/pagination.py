@@ -13,7 +13,6 @@ from pydantic import Field
 from apps.core.errors import BadRequest
 
 T = TypeVar("T", bound=Model)
-K = TypeVar("K")
 
 
 Cursor = Annotated[str | None, Field(max_length=500)]
@@ -72,8 +71,8 @@ def decode_cursor(cursor: str, *, size: int, purpose: str = "cursor") -> list[st
 
 
 def decode_keyset_cursor(
-    cursor: str, *, purpose: str = "cursor", tie: Callable[[str], K] = str
-) -> tuple[datetime, K]:
+    cursor: str, *, purpose: str = "cursor", tie: Callable[[str], Any] = str
+) -> tuple[datetime, Any]:
     """The (time, tie-breaker) of a keyset cursor, the tie-breaker read by `tie` (uuid.UUID,
     say); BadRequest (400) naming `cursor` when it is not one we signed for `purpose`."""
     a, b = decode_cursor(cursor, size=2, purpose=purpose)

@@ -167,7 +167,8 @@ def read_members(raw: BinaryIO, limits: ArchiveLimits) -> Iterator[Member]:
     archive."""
     inflated = _Inflated(_Counted(raw, limits), limits)
     try:
-        tar = tarfile.open(fileobj=inflated, mode="r|")  # noqa: SIM115 - `with` below
+        # typeshed asks every fileobj for write() and close(); a "r|" stream only reads.
+        tar = tarfile.open(fileobj=inflated, mode="r|")  # type: ignore[call-overload]  # noqa: SIM115 - `with` below
     except (tarfile.TarError, EOFError) as exc:
         raise InvalidInput("not a tar or tar.gz archive", loc=["body"]) from exc
     total = 0

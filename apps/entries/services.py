@@ -71,7 +71,9 @@ def _name_taken(agent: Agent, name: str, *, loc: list[str | int]) -> None:
         raise Conflict(f"the name '{name}' is taken by an alias", loc=loc)
 
 
-def _path_free(agent: Agent, name: str, *, loc: list[str | int], exclude: int | None = None):
+def _path_free(
+    agent: Agent, name: str, *, loc: list[str | int], exclude: int | None = None
+) -> None:
     """A name is also a file path on export: it may not be a folder of, or inside, another."""
     qs = Entry.objects.filter(agent=agent).filter(
         Q(name__in=names.parent_paths(name)) | Q(name__startswith=name + "/")

@@ -15,7 +15,7 @@ class FactVersionInline(TeamScopedTabularInline):
     model = FactVersion
     extra = 0
     can_delete = False
-    fields = ["number", "changed_at", "changed_by", "reason", "old_value", "new_value"]
+    fields = ("number", "changed_at", "changed_by", "reason", "old_value", "new_value")
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None) -> bool:

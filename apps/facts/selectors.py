@@ -188,13 +188,15 @@ class Chain:
 def fact_chain(*, fact: Fact) -> Chain:
     """The supersede chain around `fact`, both ways (a merge may give several predecessors)."""
     base = Fact.objects.filter(agent_id=fact.agent_id).defer(*VECTORS).select_related("category")
-    predecessors, frontier, seen = [], [fact.pk], {fact.pk}
+    predecessors: list[Fact] = []
+    frontier, seen = [fact.pk], {fact.pk}
     while frontier and len(predecessors) < CHAIN_LIMIT:
         found = [f for f in base.filter(superseded_by_id__in=frontier) if f.pk not in seen]
         predecessors += found
         seen.update(f.pk for f in found)
         frontier = [f.pk for f in found]
-    successors, current = [], fact.superseded_by_id
+    successors: list[Fact] = []
+    current = fact.superseded_by_id
     while current is not None and current not in seen and len(successors) < CHAIN_LIMIT:
         nxt = base.filter(pk=current).first()
         if nxt is None:

@@ -1,9 +1,11 @@
 """Reads for error memory and learnings, always scoped to one agent. Searches and hints do
 not write: callers refresh the TTL of what they return (services.errors_touch)."""
 
+import uuid
 from dataclasses import dataclass, field
+from typing import TypeVar
 
-from django.db.models import Q, QuerySet
+from django.db.models import Model, Q, QuerySet
 
 from apps.agents.models import Agent
 from apps.core.errors import InvalidInput, NotFound
@@ -17,6 +19,8 @@ from apps.search.ranking import FusedHit, rrf
 # How a hint reads, by the outcome on record (seed 000: apply a resolution, avoid a strategy).
 PRIORITY = {Outcome.RESOLVED: 0, Outcome.FAILED: 1, Outcome.ABANDONED: 1, Outcome.OPEN: 2}
 CANDIDATES = 200  # most recent records of one tool considered for hints
+
+M = TypeVar("M", bound=Model)
 
 
 def hint_rule(record: ErrorRecord) -> tuple[str, str]:
@@ -49,7 +53,7 @@ class ErrorSearch:
     degraded: list[str] = field(default_factory=list)  # ["semantic"]: query not embedded
 
 
-def _one(qs: QuerySet, pk: int, *, what: str, param: str):
+def _one(qs: QuerySet[M], pk: int, *, what: str, param: str) -> M:
     """The row `pk` of `qs`, or NotFound naming the path parameter."""
     row = qs.filter(pk=pk).first()
     if row is None:
@@ -94,7 +98,7 @@ def errors_page(
     return _newest_first(qs, cursor=cursor, limit=limit)
 
 
-def _similarities(agent: Agent, tool_name: str, text: str, qs) -> dict[int, float]:
+def _similarities(agent: Agent, tool_name: str, text: str, qs: QuerySet) -> dict[int, float]:
     try:
         hits = vector_search(
             "errors",
@@ -133,7 +137,7 @@ def error_hints(
     return [Hint(r, *hint_rule(r), similarity=-s) for s, _, _, r in scored[:limit]]
 
 
-def errors_first_seen_in(*, agent: Agent, session_id) -> set[int]:
+def errors_first_seen_in(*, agent: Agent, session_id: uuid.UUID) -> set[int]:
     """Open records a session's own failures created and nothing has hit since."""
     return set(
         ErrorRecord.objects.filter(

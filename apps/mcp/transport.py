@@ -2,6 +2,7 @@
 the SDK's ASGI handler inside a short-lived event loop, and stdio for a whole process."""
 
 import logging
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,7 @@ class HttpExchange:
     headers: list[tuple[str, str]] = field(default_factory=list)
     body: bytearray = field(default_factory=bytearray)
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: MutableMapping[str, Any]) -> None:
         if message["type"] == "http.response.start":
             self.status = message["status"]
             self.headers = [

@@ -27,7 +27,9 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
         # Stateless: no server-to-client stream (GET) and no session to end (DELETE); the
         # SDK would hold a GET open until the client leaves, tying up a server thread.
-        response = JsonResponse({"detail": "method not allowed: POST only"}, status=405)
+        response: HttpResponse = JsonResponse(
+            {"detail": "method not allowed: POST only"}, status=405
+        )
         response["Allow"] = "POST"
         return response
     token = bearer_token(request.headers.get("Authorization", ""))

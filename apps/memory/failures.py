@@ -28,7 +28,9 @@ def _calls(tool_calls) -> dict[str, dict]:
     found = {}
     for call in tool_calls or []:
         if isinstance(call, dict) and call.get("id") is not None:
-            function = call.get("function") if isinstance(call.get("function"), dict) else {}
+            function = call.get("function")
+            if not isinstance(function, dict):
+                function = {}
             found[str(call["id"])] = {
                 "name": function.get("name") or call.get("name"),
                 "arguments": function.get("arguments"),
@@ -105,9 +107,11 @@ def capture_and_hint(
     for message in stored:
         if not (message.is_error and message.id in created_ids):
             continue
+        tool_name = message.tool_name
+        assert tool_name is not None  # named_failures named every failing tool message
         arguments = _arguments(calls.get(str(message.tool_call_id)))
         failure = Failure(
-            tool_name=message.tool_name,
+            tool_name=tool_name,
             error=message.content,
             arguments=arguments,
             request=_request_before(message),
@@ -116,7 +120,7 @@ def capture_and_hint(
             record, created = error_capture(
                 agent=session.agent,
                 session_id=session.pk,
-                tool_name=message.tool_name,
+                tool_name=tool_name,
                 error=message.content,
                 arguments=arguments,
                 context={"session": session.key, "tool_call_id": message.tool_call_id},
@@ -130,7 +134,7 @@ def capture_and_hint(
             )
         if created:
             new_records.add(record.pk)
-        latest[message.tool_name] = message
+        latest[tool_name] = message
     hints: list[Hint] = []
     for tool, message in latest.items():
         hints += error_hints(

@@ -1,6 +1,7 @@
 """memory_search (seed 001): one ranked list over workspace documents, entries, facts,
 seed 001's learnings and seed 004's history entries, each hit labelled with its source."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from apps.agents.models import Agent
@@ -9,6 +10,7 @@ from apps.facts.selectors import facts_usable
 from apps.learnings.selectors import learnings_searchable
 from apps.search.corpora import get_corpus
 from apps.search.hybrid import Scope, agent_ranking, hybrid_search
+from apps.search.ranking import FusedHit
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,7 @@ def memory_search(*, agent: Agent, query: str, k: int | None = None) -> MemorySe
     return MemorySearch(items=out, degraded=degraded + (["rerank"] if result.rerank_error else []))
 
 
-def _load(agent: Agent, hits) -> dict:
+def _load(agent: Agent, hits: Sequence[FusedHit]) -> dict:
     """The hits' rows, one query per corpus, keyed by (corpus, pk)."""
     found = {}
     for name in dict.fromkeys(h.corpus for h in hits):

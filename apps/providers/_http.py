@@ -92,11 +92,15 @@ def _opener(cancel: Cancellation) -> urllib.request.OpenerDirector:
     # do_open() is where urllib names the connection class; the rest (proxies, TLS context)
     # stays urllib's own.
     class _HTTPHandler(urllib.request.HTTPHandler):
-        def do_open(self, http_class, req, **kwargs):
+        def do_open(
+            self, http_class: object, req: urllib.request.Request, **kwargs: Any
+        ) -> http.client.HTTPResponse:
             return super().do_open(_HTTPConnection, req, **kwargs)
 
     class _HTTPSHandler(urllib.request.HTTPSHandler):
-        def do_open(self, http_class, req, **kwargs):
+        def do_open(
+            self, http_class: object, req: urllib.request.Request, **kwargs: Any
+        ) -> http.client.HTTPResponse:
             return super().do_open(_HTTPSConnection, req, **kwargs)
 
     return urllib.request.build_opener(_HTTPHandler(), _HTTPSHandler())

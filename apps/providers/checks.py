@@ -1,10 +1,16 @@
 """System check: MEMORYHUB_PROVIDERS must name importable classes that accept their CONFIG."""
 
+from collections.abc import Sequence
+from typing import Any
+
+from django.apps import AppConfig
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 
 
-def check_providers(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+def check_providers(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
     """One Error per provider entry that cannot be built; nothing is loaded or contacted."""
     from apps.providers.embeddings import get_embedder
     from apps.providers.llm import get_chat_model

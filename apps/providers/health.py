@@ -13,6 +13,7 @@ import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -78,7 +79,7 @@ def provider_status() -> dict[str, ProviderStatus]:
     return {"embedding": _embedding_status(), "llm": _llm_status()}
 
 
-def _short_timeout(provider):
+def _short_timeout(provider: Any) -> Any:
     """A copy of `provider` whose `timeout` is at most the probe timeout: the probe must
     answer quickly even when the configured timeout is generous (30 s for real work)."""
     limit = float(settings.MEMORYHUB_HEALTH_PROBE_TIMEOUT)
@@ -127,7 +128,7 @@ def _probe_llm() -> tuple[bool, str]:
         return status.ok, status.detail
     model = get_chat_model()
     url = getattr(model, "url", None)
-    if not url:  # a provider without an HTTP endpoint: its local check is all there is
+    if model is None or not url:  # no HTTP endpoint: the local check is all there is
         return True, status.detail
     endpoint = f"{url}/models"  # the cheap route: no tokens generated, nothing billed
     timeout = float(settings.MEMORYHUB_HEALTH_PROBE_TIMEOUT)
@@ -156,7 +157,7 @@ def _cache_key(kind: str) -> str | None:
     return _CACHE_PREFIX + hashlib.sha256(identity.encode()).hexdigest()[:32]
 
 
-def _cache_get(key: str):
+def _cache_get(key: str) -> Any:
     try:
         return cache.get(key)
     except Exception:  # a down cache must not take /healthz with it

@@ -10,17 +10,21 @@ import logging
 import math
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from apps.providers.embeddings.assets import TOKENIZER_PATH, TOKENIZER_SHA256, verify_sha256
 
+if TYPE_CHECKING:  # imported on first use: loading it takes a while
+    from tokenizers import Tokenizer
+
 logger = logging.getLogger(__name__)
 
-_tokenizer = None
+_tokenizer: "Tokenizer | None" = None
 _loaded = False
 _lock = threading.Lock()
 
 
-def _load():
+def _load() -> "Tokenizer":
     from tokenizers import Tokenizer
 
     verify_sha256(TOKENIZER_PATH, TOKENIZER_SHA256)
@@ -31,7 +35,7 @@ def _load():
     return tokenizer
 
 
-def _get_tokenizer():
+def _get_tokenizer() -> "Tokenizer | None":
     global _tokenizer, _loaded
     if not _loaded:
         with _lock:

@@ -7,6 +7,7 @@ build their markup from escaped pieces, so user text is never marked safe as it 
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.utils.html import escape
@@ -35,7 +36,8 @@ def highlight(text: str, query: str) -> SafeString:
     pattern = re.compile(
         "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE
     )
-    out, last = [], 0
+    out: list[str] = []
+    last = 0
     for match in pattern.finditer(text):
         out.append(escape(text[last : match.start()]))
         out.append(f"<mark>{escape(match.group(0))}</mark>")
@@ -47,7 +49,7 @@ def highlight(text: str, query: str) -> SafeString:
 def word_diff(old: str, new: str) -> SafeString:
     """A word-level diff of two values: removed words in <del>, added in <ins>, all escaped."""
     a, b = re.split(r"(\s+)", old), re.split(r"(\s+)", new)
-    out = []
+    out: list[str] = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if op == "equal":
             out.append(escape("".join(a[i1:i2])))
@@ -76,7 +78,7 @@ class ShownHit:
     message: object
     score: float
     legs: list[tuple[str, int, float]]
-    window: list[tuple[object, SafeString]]
+    window: Sequence[tuple[object, SafeString]]
 
 
 def shown_hits(result: SearchResult) -> list[ShownHit]:

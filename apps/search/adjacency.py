@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from django.db import connection
 from django.db.models import Model
 
+from apps.core.meta import concrete_field
 from apps.search.corpora import Corpus, get_corpus
 from apps.search.ranking import FusedHit
 
@@ -19,15 +20,21 @@ Neighbours = dict[tuple[str, object], list]
 
 
 def _fields(corpus: Corpus) -> list:
-    meta = corpus.model._meta
-    return [meta.pk if f == "pk" else meta.get_field(f) for f in corpus.order_fields]
+    return [concrete_field(corpus.model, f) for f in corpus.order_fields]
+
+
+def _session_field(corpus: Corpus) -> str:
+    """Neighbours are asked only of a corpus whose rows belong to sessions."""
+    if corpus.session_field is None:
+        raise ValueError(f"corpus {corpus.name!r} has no session field")
+    return corpus.session_field
 
 
 def _postgres_sql(corpus: Corpus, rows: Sequence[Model], before: int, after: int):
     # One plan with an index probe per row; a UNION of hundreds of subqueries spends more
     # time planning than running.
     table, pk = corpus.table, corpus.pk_column
-    session = corpus.model._meta.get_field(corpus.session_field)
+    session = concrete_field(corpus.model, _session_field(corpus))
     order = _fields(corpus)
     ccols = ", ".join(f"c.{f.column}" for f in order)
     arrays = ", ".join(f"%s::{f.db_type(connection)}[]" for f in [session, *order])
@@ -46,7 +53,7 @@ def _postgres_ids_sql(corpus: Corpus, ids: Sequence, before: int, after: int):
     # The same plan as _postgres_sql, driven by primary keys: the rows' session and order
     # values come from a join instead of a round trip that loads the rows first.
     table, pk = corpus.table, corpus.pk_column
-    session = corpus.model._meta.get_field(corpus.session_field)
+    session = concrete_field(corpus.model, _session_field(corpus))
     order = _fields(corpus)
     ccols = ", ".join(f"c0.{f.column}" for f in order)
     sides = _sides(table, pk, session, f"c0.{session.column}", order, ccols, before, after)
@@ -61,7 +68,7 @@ def _postgres_ids_sql(corpus: Corpus, ids: Sequence, before: int, after: int):
 
 def _sqlite_sql(corpus: Corpus, rows: Sequence[Model], before: int, after: int):
     table, pk = corpus.table, corpus.pk_column
-    session = corpus.model._meta.get_field(corpus.session_field)
+    session = concrete_field(corpus.model, _session_field(corpus))
     order = _fields(corpus)
     cols = ", ".join(f.column for f in order)
     marks = ", ".join("%s" for _ in order)
@@ -125,7 +132,7 @@ def adjacent_ids(
 
 def order_only(corpus: Corpus) -> tuple[str, ...]:
     """The fields `adjacent` needs loaded on each row."""
-    return ("pk", corpus.session_field, *(f for f in corpus.order_fields if f != "pk"))
+    return ("pk", _session_field(corpus), *(f for f in corpus.order_fields if f != "pk"))
 
 
 def neighbours(hits: Sequence[FusedHit], known: Neighbours) -> Neighbours:

@@ -16,6 +16,7 @@ from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured
 from django.db import models
 
 from apps.core.fields import VectorField
+from apps.core.meta import field_column
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,9 @@ class TokenStore:
     @property
     def related_name(self) -> str:
         """The reverse query name from the corpus model to this one."""
-        return self.model._meta.get_field(self.owner_field).related_query_name()
+        owner = self.model._meta.get_field(self.owner_field)
+        assert isinstance(owner, models.OneToOneField)  # _check_tokens checked it
+        return owner.related_query_name()
 
 
 @dataclass(frozen=True)
@@ -94,21 +97,27 @@ class Corpus:
         return self.embed is not None
 
     @property
+    def vector_fields(self) -> tuple[str, str]:
+        """The vector field and its label field (`model_field`), which __post_init__ sets for
+        an embedding corpus; ValueError for a corpus without vectors."""
+        if self.vector_field is None or self.model_field is None:
+            raise ValueError(f"corpus {self.name!r} keeps no vectors")
+        return self.vector_field, self.model_field
+
+    @property
     def table(self) -> str:
         return self.model._meta.db_table
 
     @property
     def pk_column(self) -> str:
-        return self.model._meta.pk.column
+        return field_column(self.model, "pk")
 
     @property
     def agent_column(self) -> str:
-        return self.model._meta.get_field(self.agent_field).column
+        return field_column(self.model, self.agent_field)
 
     def column(self, field: str) -> str:
-        if field == "pk":
-            return self.pk_column
-        return self.model._meta.get_field(field).column
+        return field_column(self.model, field)
 
     def hits_queryset(self) -> models.QuerySet:
         """Rows to show for hits: related rows joined, every vector left in the database
@@ -117,6 +126,7 @@ class Corpus:
         deferred = _vector_fields(self.model)
         for relation in self.select_related:
             related = self.model._meta.get_field(relation).related_model
+            assert related is not None  # select_related names relations
             deferred += [f"{relation}__{name}" for name in _vector_fields(related)]
         if self.select_related:
             qs = qs.select_related(*self.select_related)
@@ -144,7 +154,8 @@ def _check(corpus: Corpus) -> None:
     if corpus.embeds:
         if not corpus.embed_fields:
             raise ImproperlyConfigured(f"corpus {corpus.name!r} embeds: it needs embed_fields")
-        named += [corpus.vector_field, corpus.model_field, corpus.error_field]
+        named += [f for f in (corpus.vector_field, corpus.model_field) if f]  # set: __post_init__
+        named.append(corpus.error_field)
         named.append(corpus.attempts_field)
     named += [f for f in (corpus.session_field, corpus.kind_field) if f]
     for field in named:

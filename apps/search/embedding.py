@@ -13,6 +13,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import cast
 
 import numpy as np
 from django.conf import settings
@@ -23,6 +24,7 @@ from apps.core.unavailable import send_or_defer
 from apps.providers.embeddings import (
     EMBEDDING_DIMENSIONS,
     EmbeddingError,
+    TokenEmbedder,
     get_embedder,
     vector_label,
 )
@@ -126,7 +128,8 @@ def embed_text(text: str, *, corpus: str | None = None) -> Embedding:
         space = token_space(get_corpus(corpus), embedder) if corpus else None
         if space is not None and space.label:
             _check_dimensions(embedder)
-            [found] = embedder.embed_with_tokens([text])
+            # token_space gave a label: the embedder keeps token states
+            [found] = cast(TokenEmbedder, embedder).embed_with_tokens([text])
             vector = np.asarray(found.vector, dtype=np.float32)
             return Embedding(vector, vector_label(embedder), "", found.codes, space.label)
         vector = _embed_checked(embedder, [text])[0]
@@ -161,7 +164,8 @@ def _check_dimensions(embedder) -> None:
 
 def _stale(corpus: Corpus, label: str, space: str = "") -> Q:
     """Rows lacking a vector of `label`, or (with a token space) current token states."""
-    q = Q(**{f"{corpus.vector_field}__isnull": True}) | ~Q(**{corpus.model_field: label})
+    vector_field, model_field = corpus.vector_fields
+    q = Q(**{f"{vector_field}__isnull": True}) | ~Q(**{model_field: label})
     return q | missing(corpus, space) if space else q
 
 
@@ -176,6 +180,8 @@ def corpus_embed(*, corpus: str, ids: Sequence, force: bool = False) -> EmbedRes
     written alone: the rows stay in the token backlog.
     """
     c = get_corpus(corpus)
+    if c.embed is None:
+        raise ValueError(f"corpus {c.name!r} keeps no vectors")
     embedder = get_embedder()
     label = vector_label(embedder)
     space = token_space(c, embedder)
@@ -193,7 +199,7 @@ def corpus_embed(*, corpus: str, ids: Sequence, force: bool = False) -> EmbedRes
     try:
         if space.label:
             _check_dimensions(embedder)
-            found = embedder.embed_with_tokens(texts)
+            found = cast(TokenEmbedder, embedder).embed_with_tokens(texts)  # as embed_text
             vectors = [np.asarray(e.vector, dtype=np.float32) for e in found]
             codes = [e.codes for e in found]
         else:
@@ -210,13 +216,14 @@ def _write_vectors(
     c: Corpus, rows: list, vectors: list[np.ndarray], label: str, codes, space: str
 ) -> int:
     manager = c.model._default_manager
+    vector_field, model_field = c.vector_fields
     done = []
     with transaction.atomic():
         for i, (row, vector) in enumerate(zip(rows, vectors, strict=True)):
             unchanged = {f: getattr(row, f) for f in c.embed_fields}
             # One UPDATE per row: bulk_update's CASE over 384-d literals is slower on both DBs.
             if manager.filter(pk=row.pk, **unchanged).update(
-                **{c.vector_field: vector, c.model_field: label, c.error_field: ""}
+                **{vector_field: vector, model_field: label, c.error_field: ""}
             ):
                 done.append(i)
         if codes is not None:
@@ -247,7 +254,7 @@ def pending_ids(*, corpus: str, limit: int) -> list:
     if space.label and len(ids) < limit:
         label = vector_label()
         backfill = c.model._default_manager.filter(missing(c, space.label), **under)
-        backfill = backfill.filter(**{c.model_field: label}).order_by(*c.order_fields)
+        backfill = backfill.filter(**{c.vector_fields[1]: label}).order_by(*c.order_fields)
         ids += list(backfill.values_list("pk", flat=True)[: limit - len(ids)])
     return ids
 
@@ -272,7 +279,7 @@ def backlog(*, corpus: str, agent_id: int | None = None) -> Backlog:
     qs = c.model._default_manager.all()
     if agent_id is not None:
         qs = qs.filter(**{f"{c.agent_field}_id": agent_id})
-    v, m, e = c.vector_field, c.model_field, c.error_field
+    (v, m), e = c.vector_fields, c.error_field
     label = vector_label()
     has_vector = Q(**{f"{v}__isnull": False})
     no_vector = Q(**{f"{v}__isnull": True})

@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 
 from apps.providers.embeddings import embed_query, vector_label
 from apps.search.backends import get_backend
-from apps.search.backends.base import Scope
+from apps.search.backends.base import Scope, Vector
 from apps.search.corpora import Corpus, get_corpus
 from apps.search.query import parse
 from apps.search.ranking import Hit
@@ -44,7 +44,7 @@ def vector_search(
     agent_id: int,
     limit: int,
     query: str | None = None,
-    vector: Sequence[float] | None = None,
+    vector: Vector | None = None,
     queryset: QuerySet | None = None,
     exact: bool = False,
 ) -> list[Hit]:

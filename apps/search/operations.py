@@ -18,6 +18,7 @@ Existing rows are indexed when the operation runs.
 """
 
 from collections.abc import Sequence
+from typing import Any
 
 from django.db import migrations
 
@@ -45,7 +46,7 @@ class _IndexOperation(migrations.operations.base.Operation):
         self.vendors = tuple(vendors)
 
     def _kwargs(self) -> dict:
-        kwargs = {}
+        kwargs: dict[str, Any] = {}
         if self.agent_field != "agent":
             kwargs["agent_field"] = self.agent_field
         if self.vendors != VENDORS:

@@ -50,7 +50,7 @@ def parse(text: str) -> list[Unit]:
     rest.append(text[last:])
     plain: list[Unit] = []
     for chunk in " ".join(rest).split():
-        tokens = words(chunk)
+        tokens = tuple(words(chunk))
         if not tokens:
             continue
         if chunk.rstrip('"').endswith("*"):

@@ -99,6 +99,7 @@ def rerank_hits(
 
 def _scores(query: QueryEmbedding, keys: list, around: Neighbours) -> tuple[list[int], np.ndarray]:
     """The candidates that have stored states (their positions) and their window MaxSim."""
+    assert query.tokens is not None  # rerank_hits returns before this without them
     wanted = list(dict.fromkeys([*keys, *((k[0], n) for k in keys for n in around.get(k, []))]))
     best = _best_per_row(query.tokens, wanted, query.token_space)
     scored = [i for i, key in enumerate(keys) if key in best]

@@ -13,6 +13,7 @@ import numpy as np
 from django.db import connection
 from django.db.models import Q
 
+from apps.core.meta import concrete_field, field_column
 from apps.providers.embeddings import (
     Embedder,
     TokenEmbedder,
@@ -58,6 +59,8 @@ def token_space(corpus: Corpus, embedder: Embedder | None = None) -> Space:
 def missing(corpus: Corpus, space: str) -> Q:
     """Rows of the corpus without states in `space` (none, or of another space)."""
     store = corpus.tokens
+    if store is None:
+        raise ValueError(f"corpus {corpus.name!r} keeps no token states")
     return ~Q(**{f"{store.related_name}__{store.space_field}": space})
 
 
@@ -109,9 +112,10 @@ def states_load(corpus: Corpus, ids: Sequence, space: str) -> StoredStates:
     if store is None or not ids or not space:
         return StoredStates(ids=[], counts=np.zeros(0, np.int64), rows=np.zeros((0, 0)))
     meta = store.model._meta
-    owner = meta.get_field(store.owner_field)
-    count, codes = meta.get_field(store.count_field), meta.get_field(store.codes_field)
-    space_column = meta.get_field(store.space_field).column
+    owner = concrete_field(store.model, store.owner_field)
+    count = concrete_field(store.model, store.count_field)
+    codes = concrete_field(store.model, store.codes_field)
+    space_column = field_column(store.model, store.space_field)
     if connection.vendor == "postgresql":  # psycopg adapts the keys itself: one array
         keys, match = [list(ids)], "= ANY(%s)"
     else:
@@ -146,7 +150,7 @@ def token_backlog(
     space = token_space(c)
     if not space.label:
         return TokenBacklog(corpus=c.name, space="", stored=0, pending=0, error=space.error)
-    qs = c.model._default_manager.filter(**{c.model_field: vector_label()})
+    qs = c.model._default_manager.filter(**{c.vector_fields[1]: vector_label()})
     if agent_id is not None:
         qs = qs.filter(**{f"{c.agent_field}_id": agent_id})
     if embedded is None:

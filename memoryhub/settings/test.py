@@ -12,7 +12,12 @@ if not os.environ.get("MEMORYHUB_DATA_DIR"):
     _tmp = tempfile.mkdtemp(prefix="memoryhub-test-")
     os.environ["MEMORYHUB_DATA_DIR"] = _tmp
     _owner = os.getpid()
-    atexit.register(lambda: os.getpid() == _owner and shutil.rmtree(_tmp, ignore_errors=True))
+
+    def _remove_tmp() -> None:
+        if os.getpid() == _owner:
+            shutil.rmtree(_tmp, ignore_errors=True)
+
+    atexit.register(_remove_tmp)
 
 from memoryhub.settings.base import *  # noqa: F403
 from memoryhub.settings.base import MEMORYHUB_PROVIDERS

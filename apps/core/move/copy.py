@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, connections, transaction
 
+from apps.core.meta import column_of
 from apps.core.move.indexes import build_deferred_indexes, defer_vector_indexes
 from apps.core.move.plan import TablePlan, copy_plan
 from apps.core.move.rows import Checksum, row_text
@@ -165,7 +166,7 @@ def _insert(plan: TablePlan, alias: str, rows: list[tuple]) -> None:
     connection = connections[alias]
     quote = connection.ops.quote_name
     deferred = set(plan.deferred_index())
-    columns = ", ".join(quote(f.column) for f in plan.fields)
+    columns = ", ".join(quote(column_of(f)) for f in plan.fields)
     sql = f"COPY {quote(plan.table)} ({columns}) FROM STDIN"
     try:
         with (
@@ -195,8 +196,8 @@ def _write_deferred(plan: TablePlan, source: str, target: str, chunk_size: int) 
     written = 0
     for fld in plan.deferred:
         sql = (
-            f"UPDATE {quote(plan.table)} SET {quote(fld.column)} = %s "
-            f"WHERE {quote(pk_field.column)} = %s"
+            f"UPDATE {quote(plan.table)} SET {quote(column_of(fld))} = %s "
+            f"WHERE {quote(column_of(pk_field))} = %s"
         )
         narrow = TablePlan(model=plan.model, fields=(pk_field, fld))
         for rows in _rows(narrow, source, chunk_size, **{f"{fld.attname}__isnull": False}):

@@ -14,7 +14,8 @@ from django.conf import settings
 from django.core.management.color import no_style
 from django.db import DEFAULT_DB_ALIAS, connections, models
 from django.db.migrations.executor import MigrationExecutor
-from django.db.utils import ConnectionDoesNotExist, OperationalError, load_backend
+from django.db.utils import OperationalError, load_backend
+from django.utils.connection import ConnectionDoesNotExist
 
 from apps.core.errors import ApplicationError
 

@@ -77,25 +77,25 @@ def _by_keyword(r: _Recall) -> None:
     r.fell_back = True
 
 
-def _three_tiers(r: _Recall) -> None:
+def _three_tiers(r: _Recall, vector: np.ndarray) -> None:
     """Seed 001: matching categories (tier 1), their facts (tier 2), a flat fallback (tier 3)
     when fewer than recall_scoped_min scoped hits are similar enough."""
     config = r.agent.config
     matched = selectors.categories_nearest(
         agent=r.agent,
-        vector=r.vector,
+        vector=vector,
         threshold=config.category_match_threshold,
         limit=config.recall_max_categories,
     )
     r.categories = [c.name for c, _ in matched]
     if matched:
         ids = [c.pk for c, _ in matched]
-        r.add(selectors.facts_nearest(agent=r.agent, vector=r.vector, category_ids=ids, k=r.k),
+        r.add(selectors.facts_nearest(agent=r.agent, vector=vector, category_ids=ids, k=r.k),
               "scoped")  # fmt: skip
     good = sum(1 for h in r.hits.values() if h.similarity >= config.recall_min_similarity)
     if good < min(r.k, config.recall_scoped_min):
         r.fell_back = True
-        flat = selectors.facts_nearest(agent=r.agent, vector=r.vector, category_ids=None, k=r.k)
+        flat = selectors.facts_nearest(agent=r.agent, vector=vector, category_ids=None, k=r.k)
         r.add(flat, "flat", replace=False)
 
 
@@ -115,7 +115,7 @@ def facts_recall(
     elif vector is None:
         _by_keyword(r)
     else:
-        _three_tiers(r)
+        _three_tiers(r, vector)
     ranked = sorted(r.hits.values(), key=lambda h: (-h.score, h.fact.pk))[: r.k]
     ids = [h.fact.pk for h in ranked]
     facts_touch(agent=agent, fact_ids=ids)

@@ -14,8 +14,10 @@ editor approves, edits, rejects or merges.
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from apps.agents.locks import lock_agent
@@ -105,7 +107,7 @@ def fact_prepare(
     )
 
 
-def fact_save(**kwargs) -> SaveResult:
+def fact_save(**kwargs: Any) -> SaveResult:
     """Save a fact with dedup on write (seed 001's memory_save, structured half).
 
     Same key in the category: the value is updated (a new version). Same normalised value,
@@ -133,7 +135,7 @@ def fact_write(*, draft: FactDraft) -> SaveResult:
         return SaveResult(_create(draft, cat, now), "created", None)
 
 
-def _current(draft: FactDraft, cat: Category):
+def _current(draft: FactDraft, cat: Category) -> QuerySet[Fact]:
     return Fact.objects.current().filter(agent=draft.agent, category=cat)
 
 

@@ -4,6 +4,7 @@ Each service embeds (a new value, a new category's name) before its transaction,
 the agent lock and the fact's row lock, re-reads the fact and writes.
 """
 
+import uuid
 from datetime import datetime
 
 from django.db import transaction
@@ -13,7 +14,7 @@ from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.core.errors import Conflict
 from apps.facts import text
-from apps.facts.models import Fact, FactStatus, FactVersion
+from apps.facts.models import Category, Fact, FactStatus, FactVersion
 from apps.facts.selectors import fact_get
 from apps.facts.services.categories import category_get_or_create, category_vectors
 from apps.facts.services.salience import fact_salience, lock_facts
@@ -92,7 +93,7 @@ def fact_update(
         importance = clean_importance(importance, 0.0, loc=["body", "importance"])
     # Computed before the transaction: a changed value's vector, a new category's.
     changed = value is not None and value != fact.value
-    emb = embed_text(value, corpus="facts") if changed and embed_now else None
+    emb = embed_text(value, corpus="facts") if value is not None and changed and embed_now else None
     names = category_vectors(agent=agent, names=[category]) if category is not None else {}
     with transaction.atomic():
         fact = _locked(agent, fact)
@@ -109,7 +110,16 @@ def fact_update(
     return fact
 
 
-def _update_fields(agent, fact, *, key, category, importance, names, now) -> None:
+def _update_fields(
+    agent: Agent,
+    fact: Fact,
+    *,
+    key: str | None,
+    category: str | None,
+    importance: float | None,
+    names: dict[str, Embedding],
+    now: datetime,
+) -> None:
     fields: list[str] = []
     if category is not None:
         fact.category = category_get_or_create(agent=agent, name=category, vectors=names)
@@ -166,13 +176,13 @@ def fact_supersede(
 def fact_insert(
     *,
     agent: Agent,
-    category,
+    category: Category,
     key: str,
     value: str,
     source: str,
     importance: float,
     emb: Embedding,
-    session_id,
+    session_id: uuid.UUID | None,
     now: datetime,
     status: str = FactStatus.ACTIVE,
 ) -> Fact:

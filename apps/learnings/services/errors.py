@@ -103,7 +103,7 @@ def _hit(record: ErrorRecord, agent: Agent, now: datetime) -> ErrorRecord:
     return record
 
 
-def _insert(agent: Agent, now: datetime, **fields) -> ErrorRecord:
+def _insert(agent: Agent, now: datetime, **fields: Any) -> ErrorRecord:
     """A new record living a TTL from now, embedded after commit."""
     record = ErrorRecord.objects.create(
         agent=agent, expires_at=expiry(agent, now), created_at=now, updated_at=now, **fields

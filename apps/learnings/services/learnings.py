@@ -3,10 +3,11 @@
 import hashlib
 import json
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -30,7 +31,7 @@ MAX_ARGUMENTS_CHARS = 300
 MAX_REQUEST_CHARS = 300
 
 
-def _choice(value: object, choices, *, loc: list) -> str:
+def _choice(value: object, choices: type[models.TextChoices], *, loc: list) -> str:
     if value not in choices.values:
         raise InvalidInput(f"must be one of {', '.join(choices.values)}", loc=loc)
     return str(value)
@@ -182,7 +183,7 @@ def learning_update(
     return learning
 
 
-def learnings_set_status(*, learnings, status: str) -> int:
+def learnings_set_status(*, learnings: Iterable[Learning], status: str) -> int:
     """Approve (active) or archive many at once (the admin's actions)."""
     status = _choice(status, LearningStatus, loc=["status"])
     return Learning.objects.filter(pk__in=[item.pk for item in learnings]).update(

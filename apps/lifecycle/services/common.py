@@ -46,7 +46,8 @@ def expired(deadline: float | None) -> bool:
 def take_chunk(qs: QuerySet, *, budget_tokens: int, limit: int | None = None) -> list:
     """The first messages of `qs` (ordered) whose tokens fit `budget_tokens`, at least one,
     at most `limit`."""
-    chunk, used = [], 0
+    chunk: list = []
+    used = 0
     for message in _paged(qs, limit):
         if chunk and used + message.token_count > budget_tokens:
             break

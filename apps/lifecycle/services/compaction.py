@@ -137,7 +137,7 @@ def _archive_answer(answer) -> tuple[str, int | None]:
         return "", None
     parsed = parse_llm_json_tiered(answer.text, ("summary",))
     value = parsed.value.get("summary") if parsed else None
-    if isinstance(value, str):
+    if parsed is not None and isinstance(value, str):
         return value.strip(), parsed.tier
     return ("", None) if parsed else (answer.text.strip(), None)
 

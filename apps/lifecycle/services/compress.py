@@ -105,7 +105,7 @@ def _call(agent: Agent, memory: str, trigger: str) -> _Proposal:
         return _Proposal(answer, None, None, fallback_reason(answer))
     parsed = parse_llm_json_tiered(answer.text, FIELDS)
     text = parsed.value.get("memory") if parsed is not None else None
-    if not isinstance(text, str) or not text.strip() or "\x00" in text:
+    if parsed is None or not isinstance(text, str) or not text.strip() or "\x00" in text:
         return _Proposal(answer, None, parsed.tier if parsed else None, "unparseable")
     text, echoed = Instructions.of(fitted.bare, [memory]).clean(text)
     if not text:
@@ -158,6 +158,7 @@ def _replace_memory(agent: Agent, text: str) -> dict:
         reason=f"compressed: over {agent.config.max_memory_bytes} bytes",
     )
     version = EntryChange.objects.filter(entry=entry).order_by("-id").first()
+    assert version is not None  # entry_put recorded the change
     # previous_version: the EntryChange holding the text it replaced
     return {"memory": "updated", "bytes_after": _size(text), "previous_version": version.pk}
 
@@ -177,7 +178,7 @@ def memory_compress(
     def compress(_: object) -> list[Run]:
         entry = _memory_entry(agent)
         why = _why_not(agent, entry)
-        if why:
+        if why or entry is None:  # no entry: "under_limit"
             return log.skip(Skip(why))
         return [_write(log, entry.content, _call(agent, entry.content, trigger))]
 

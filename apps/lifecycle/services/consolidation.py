@@ -147,7 +147,7 @@ def _call(
         max_tokens=output_tokens(config.consolidation_max_tokens),
     )
     parsed = parse_llm_json_tiered(answer.text, FIELDS) if answer.ok else None
-    value = parsed.value if parsed else {}
+    value, tier = (parsed.value, parsed.tier) if parsed else ({}, None)
     instructions = Instructions.of(fitted.bare, [memory, *(m.content for m in messages)])
     history, update, echoed = _unechoed(instructions, value)
     if update is not None and len(fitted.reference) < len(memory):
@@ -161,8 +161,8 @@ def _call(
         )
         if update is None:
             return _Result(answer, history, None, None, False, echoed=echoed)
-        return _Result(answer, history, update, parsed.tier, False, _corrections(value), echoed)
-    return _Result(answer, history, update, parsed.tier, True, _corrections(value), echoed)
+        return _Result(answer, history, update, tier, False, _corrections(value), echoed)
+    return _Result(answer, history, update, tier, True, _corrections(value), echoed)
 
 
 def _unechoed(instructions: Instructions, value: dict) -> tuple[str | None, str | None, dict]:

@@ -55,7 +55,8 @@ def pending_flush(*, session: Session, through: Message | None = None):
     compact_keep_last (a flush: those are still in the model's context)."""
     meta = conv.session_meta(session=session)
     qs = conv.hot_messages(session=session).order_by("created_at", "id")
-    if meta is not None and meta.flush_cursor is not None:
+    # The cursor's time and id are set together.
+    if meta is not None and meta.flush_cursor is not None and meta.flush_cursor_id is not None:
         qs = qs.filter(conv.after(meta.flush_cursor, meta.flush_cursor_id))
     if through is not None:
         return qs.exclude(conv.after(through.created_at, through.id))
@@ -76,7 +77,7 @@ def _importance(value) -> float | None:
 def _parse(text: str) -> tuple[list[Found], int | None]:
     parsed = parse_llm_json_tiered(text, ())
     items = parsed.value.get("facts") if parsed is not None else None
-    if isinstance(items, list):
+    if parsed is not None and isinstance(items, list):
         found = []
         for item in items:
             if isinstance(item, str):
@@ -149,8 +150,8 @@ def _extract(
             found = [f for f in found if not instructions.is_echo(f.content)]
             if tier is not None:
                 return _Extracted(found[: config.flush_max_facts], answer, tier, True)
-    found = heuristic_facts(messages=messages, limit=config.flush_max_facts)
-    return _Extracted([Found(text) for text in found], answer, None, False)
+    facts = heuristic_facts(messages=messages, limit=config.flush_max_facts)
+    return _Extracted([Found(text) for text in facts], answer, None, False)
 
 
 def _drafts(session: Session, found: list[Found]) -> list[FactDraft]:

@@ -67,7 +67,8 @@ def history_files(*, agent: Agent, month: str | None = None) -> dict[str, str]:
 
 def _parse(name: str, text: str) -> list[HistoryEntry]:
     rows: list[HistoryEntry] = []
-    at, session_key, body = None, "", []
+    at, session_key = None, ""
+    body: list[str] = []
 
     def close() -> None:
         if at is not None:

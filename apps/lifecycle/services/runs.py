@@ -32,8 +32,11 @@ class MessageRange:
         return cls(first.id, first.created_at, last.id, last.created_at, len(messages))
 
 
-def range_key(*, agent_id: int, session_id: object, kind: str, rng: MessageRange) -> str:
-    """SHA-256 of (agent, session, kind, message range): a run's idempotency key."""
+def range_key(*, agent_id: int, session_id: object, kind: str, rng: MessageRange | None) -> str:
+    """SHA-256 of (agent, session, kind, message range): a run's idempotency key. The range
+    is MessageRange.of(the run's messages), of which there is at least one."""
+    if rng is None:
+        raise ValueError("a run's idempotency key needs at least one message")
     raw = f"{agent_id}:{session_id}:{kind}:{rng.first_id}:{rng.last_id}:{rng.count}"
     return hashlib.sha256(raw.encode()).hexdigest()
 

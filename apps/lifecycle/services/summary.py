@@ -96,7 +96,7 @@ def _summary_text(answer: Answer) -> tuple[str, int | None]:
     prompt-only server wrote."""
     parsed = parse_llm_json_tiered(answer.text, ("summary",))
     value = parsed.value.get("summary") if parsed else None
-    if isinstance(value, str):
+    if parsed is not None and isinstance(value, str):
         return value.strip(), parsed.tier
     return ("" if parsed else _clean(answer.text)), None
 

@@ -70,7 +70,7 @@ class Context:
     memory: list[MemoryWindow] = field(default_factory=list)
 
     def tokens_of(self, *kinds: str) -> int:
-        return sum(p.tokens for p in self.parts if p.kind in kinds)
+        return sum(p.counted for p in self.parts if p.kind in kinds)
 
     @property
     def message_tokens(self) -> int:
@@ -149,7 +149,7 @@ class _Budget:
 
     def reserve_memory(self, i: int, part: Part) -> None:
         """MEMORY.md always stays (seed 004): whole, or cut to the budget with a warning."""
-        if part.tokens > self.budget:
+        if part.counted > self.budget:
             whole = part.tokens
             part.content, part.tokens = _truncate(part.content, self.budget)
             part.truncated = True
@@ -157,7 +157,7 @@ class _Budget:
                 f"{part.name} is {whole} tokens, over the {self.budget}-token budget: "
                 f"truncated to {part.tokens} tokens"
             )
-        self.take(part.tokens)
+        self.take(part.counted)
         self.kept_parts.add(i)
 
     def keep_newest(self, c: Candidate) -> None:
@@ -172,7 +172,7 @@ class _Budget:
         self.decided.add(c.message.id)
 
     def fit_part(self, i: int, part: Part) -> None:
-        if self.take(part.tokens):
+        if self.take(part.counted):
             self.kept_parts.add(i)
         else:
             self.dropped.append({"kind": part.kind, "name": part.name, "tokens": part.tokens})
@@ -322,7 +322,7 @@ def get_context(
     parts = _collect_parts(request)
     recent, found, warning = _collect_candidates(request)
     memory = _memory_leg(request, found)
-    required = sum(p.tokens for p in parts) + sum(c.tokens for c in found.values())
+    required = sum(p.counted for p in parts) + sum(c.tokens for c in found.values())
     required += _memory_required(memory)
     budget = _Budget(request.max_tokens)
     _fit(budget, parts, recent, found, memory)

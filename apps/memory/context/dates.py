@@ -7,6 +7,7 @@ English only; an expression it does not know is left as it is.
 """
 
 import re
+from collections.abc import Callable
 from datetime import date, timedelta
 
 MONTHS = (
@@ -69,7 +70,7 @@ def _ago(day: date, n: int, unit: str) -> str:
 
 _WEEKDAY = "|".join(WEEKDAYS)
 _COUNT = "|".join(sorted((re.escape(k) for k in _NUMBERS), key=len, reverse=True))
-_RULES: list[tuple[re.Pattern, object]] = [
+_RULES: list[tuple[re.Pattern, Callable[[date, re.Match[str]], str]]] = [
     (re.compile(r"\bthe day before yesterday\b", re.I), lambda d, m: day_text(d - timedelta(2))),
     (re.compile(r"\b(?:yesterday|last night)\b", re.I), lambda d, m: day_text(d - timedelta(1))),
     (re.compile(r"\btomorrow\b", re.I), lambda d, m: day_text(d + timedelta(1))),

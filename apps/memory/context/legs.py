@@ -51,6 +51,7 @@ def salience(request: ContextRequest) -> list[Message]:
 def query_vector(request: ContextRequest) -> tuple[Any, str]:
     """The query's embedding, computed once per call (facts and messages share it); or None
     and why, when the embedder fails."""
+    assert request.query is not None  # its callers embed only a given query
     if "query_vector" not in request.memo:
         try:
             request.memo["query_vector"] = (embed_query(request.query), "")

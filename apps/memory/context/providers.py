@@ -75,7 +75,7 @@ def active_learnings(request: ContextRequest) -> list[Part]:
     by_kind: dict[str, list[str]] = {}
     for learning in learnings_active(agent=request.agent):
         by_kind.setdefault(learning.kind, []).append(f"- {' '.join(learning.content.split())}")
-    files = {
+    files: dict[str, str] = {
         LearningKind.ERROR: names.LEARNINGS_ERRORS,
         LearningKind.CORRECTION: names.LEARNINGS_CORRECTIONS,
     }

@@ -33,6 +33,13 @@ class Part:
     truncated: bool = False
     fact: Fact | None = None
 
+    @property
+    def counted(self) -> int:
+        """`tokens`, which get_context has counted before it fits the parts to the budget."""
+        if self.tokens is None:
+            raise ValueError(f"{self.name}: tokens not counted yet")
+        return self.tokens
+
 
 @dataclass
 class Candidate:

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,6 +36,9 @@ from apps.providers.embeddings.tokens import (
 )
 from apps.providers.guard import check_outside_transaction
 
+if TYPE_CHECKING:  # imported when a runtime loads: both take a while
+    from tokenizers import Tokenizer
+
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
@@ -43,8 +47,8 @@ SPECIAL_TOKENS = frozenset({"[CLS]", "[SEP]", "[PAD]"})
 
 @dataclass(frozen=True)
 class _Runtime:
-    tokenizer: object  # tokenizers.Tokenizer
-    session: object  # onnxruntime.InferenceSession
+    tokenizer: "Tokenizer"
+    session: Any  # onnxruntime.InferenceSession (onnxruntime ships no types)
 
 
 # One runtime per (model file, thread count) per process: the session holds ~90 MB and takes
@@ -118,7 +122,7 @@ def _projection(path: Path) -> _Projection:
     return projection
 
 
-def runtime_options(threads: object, batch_size: object) -> tuple[int, int]:
+def runtime_options(threads: int | str, batch_size: int | str) -> tuple[int, int]:
     """A MiniLM model's THREADS and BATCH_SIZE as ints; ValueError naming a bad one."""
     if int(threads) < 1:
         raise ValueError(f"THREADS must be >= 1, got {threads!r}")
@@ -229,7 +233,9 @@ class MiniLMEmbedder:
                 out[i] = TokenEmbedding(vector=vectors[row], codes=codes)
         return out
 
-    def _forward(self, runtime: _Runtime, batch: list[str]):
+    def _forward(
+        self, runtime: _Runtime, batch: list[str]
+    ) -> tuple[np.ndarray, np.ndarray, list[list[str]]]:
         """Last-layer states (batch, tokens, 384), the attention mask and each text's tokens."""
         try:
             encodings = runtime.tokenizer.encode_batch(batch)

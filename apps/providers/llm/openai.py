@@ -279,11 +279,15 @@ class OpenAIChat:
         text = message.get("content") if isinstance(message, dict) else None
         if not isinstance(text, str):
             raise LLMBadResponse(f"{endpoint} answered a choice without text content")
-        usage = answer.get("usage") if isinstance(answer.get("usage"), dict) else {}
+        usage = answer.get("usage")
+        if not isinstance(usage, dict):
+            usage = {}
         input_tokens = usage.get("prompt_tokens")
         output_tokens = usage.get("completion_tokens")
-        estimated = not (isinstance(input_tokens, int) and isinstance(output_tokens, int))
-        if estimated:
+        if isinstance(input_tokens, int) and isinstance(output_tokens, int):
+            estimated = False
+        else:  # no usage from the server: counted here
+            estimated = True
             from apps.providers.tokens import count_tokens, count_tokens_batch
 
             input_tokens = sum(count_tokens_batch([m.content for m in messages]))

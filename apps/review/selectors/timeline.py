@@ -41,7 +41,9 @@ def _timeline_qs(session: Session) -> QuerySet[Message]:
     return Message.objects.filter(session=session).defer("embedding")
 
 
-def _backwards(qs: QuerySet[Message], limit: int, start: int = 0):
+def _backwards(
+    qs: QuerySet[Message], limit: int, start: int = 0
+) -> tuple[list[Message], Message | None]:
     """`limit` messages read newest first from `start`, plus the one before them."""
     rows = list(qs.order_by("-created_at", "-id")[start : start + limit + 1])
     previous = rows[limit] if len(rows) > limit else None

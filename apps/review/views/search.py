@@ -28,7 +28,7 @@ def search(request, access: Access):
     if not form.is_bound:
         return render(request, "review/search.html", context)
     if not form.is_valid():
-        context["error"] = "; ".join(e for errors in form.errors.values() for e in errors)
+        context["error"] = "; ".join(str(e) for errors in form.errors.values() for e in errors)
         return render(request, "review/search.html", context, status=400)
     q, ref = form.cleaned_data["q"], form.cleaned_data["session"]
     mode = form.cleaned_data["mode"] or "hybrid"

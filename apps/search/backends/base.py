@@ -5,12 +5,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import numpy as np
 from django.db import connection
 from django.db.models import Model, QuerySet
 
+from apps.core.meta import concrete_field, field_column, pk_type
 from apps.search.corpora import Corpus
 from apps.search.query import Unit
 from apps.search.ranking import Hit
+
+# A query vector: a numpy array (as embed_query returns it) or plain floats.
+Vector = Sequence[float] | np.ndarray
 
 
 @dataclass(frozen=True)
@@ -36,13 +41,13 @@ def table_spec(
 ) -> TableSpec:
     """The TableSpec of a model (a live one, or a historical one inside a migration)."""
     meta = model._meta
-    vector = meta.get_field(vector_field) if vector_field else None
+    vector = concrete_field(model, vector_field) if vector_field else None
     return TableSpec(
         table=meta.db_table,
-        pk_column=meta.pk.column,
-        pk_type=meta.pk.rel_db_type(connection),
-        agent_column=meta.get_field(agent_field).column,
-        text_columns=tuple(meta.get_field(f).column for f in text_fields),
+        pk_column=field_column(model, "pk"),
+        pk_type=pk_type(model, connection),
+        agent_column=field_column(model, agent_field),
+        text_columns=tuple(field_column(model, f) for f in text_fields),
         vector_column=vector.column if vector is not None else None,
         dimensions=getattr(vector, "dimensions", None),
     )
@@ -100,7 +105,7 @@ class SearchBackend(Protocol):
         ...
 
     def vector(
-        self, scope: Scope, vector: Sequence[float], *, model_name: str | None, exact: bool
+        self, scope: Scope, vector: Vector, *, model_name: str | None, exact: bool
     ) -> list[Hit]:
         """Nearest neighbours by cosine among the vectors labelled `model_name` (any, if None);
         exact=True scans the scope's rows instead of the ANN index (for narrow querysets)."""
@@ -151,11 +156,14 @@ def exact_candidates_sql(
     Selecting *from* the queryset, rather than testing `pk IN (queryset)`, lets the database
     drive the scan from the queryset's own index (e.g. one session's messages).
     """
+    vector_field = corpus.vector_field
+    if vector_field is None:
+        raise ValueError(f"corpus {corpus.name!r} has no vectors")
     qs = agent_rows(corpus, queryset, agent_id=agent_id)
-    qs = qs.filter(**{f"{corpus.vector_field}__isnull": False})
+    qs = qs.filter(**{f"{vector_field}__isnull": False})
     if model_name is not None and corpus.model_field:
         qs = qs.filter(**{corpus.model_field: model_name})
-    sql, params = qs.order_by().values_list("pk", corpus.vector_field).query.sql_with_params()
+    sql, params = qs.order_by().values_list("pk", vector_field).query.sql_with_params()
     return sql, list(params)
 
 

@@ -20,6 +20,7 @@ from apps.search import trigrams
 from apps.search.backends.base import (
     Scope,
     TableSpec,
+    Vector,
     exact_vector_hits,
     fts_table,
     restrict_sql,
@@ -208,7 +209,7 @@ class SQLiteBackend:
         return scored_hits(corpus, rows, "bm25")
 
     def vector(
-        self, scope: Scope, vector: Sequence[float], *, model_name: str | None, exact: bool
+        self, scope: Scope, vector: Vector, *, model_name: str | None, exact: bool
     ) -> list[Hit]:
         """vec0 KNN inside the agent's partition; with a queryset (or exact), an exact scan."""
         blob = np.asarray(vector, dtype=np.float32).tobytes()

@@ -15,7 +15,7 @@ The migration operations (apps/search/operations.py) use this package's DDL func
 
 from collections.abc import Sequence
 
-from apps.search.backends.base import Scope
+from apps.search.backends.base import Scope, Vector
 from apps.search.backends.postgres import bm25, contains, vectors
 from apps.search.backends.postgres.bm25_ddl import (
     CONFIG,
@@ -52,7 +52,7 @@ class PostgresBackend:
         return bm25.keyword(scope, units)
 
     def vector(
-        self, scope: Scope, vector: Sequence[float], *, model_name: str | None, exact: bool
+        self, scope: Scope, vector: Vector, *, model_name: str | None, exact: bool
     ) -> list[Hit]:
         """HNSW with iterative scans, or (exact) every row of the queryset: vectors.py."""
         return vectors.vector(

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from django.db import connection
 
+from apps.core.meta import pk_type
 from apps.search import query as q
 from apps.search.backends.base import Scope, bm25_tables, postings_table, restrict_sql
 from apps.search.backends.postgres import topk
@@ -47,7 +48,7 @@ def _postings_top_k(cursor, corpus: Corpus, agent_id, idf, avg_len, limit, query
     query = topk.Query(
         doc=bm25_tables(corpus.table)[0],
         post=postings_table(corpus.table),
-        pk_type=corpus.model._meta.pk.rel_db_type(connection),
+        pk_type=pk_type(corpus.model, connection),
         agent_id=agent_id,
         avg_len=avg_len,
         limit=limit,
@@ -141,7 +142,9 @@ def _document_frequencies(cursor, table: str, agent_id: int, resolved) -> dict[R
         f"SELECT term, df FROM {term} WHERE agent_id = %s AND term = ANY(%s)",
         [agent_id, terms],
     )
-    df = {("term", (t,)): int(n) for t, n in cursor.fetchall()}
+    df: dict[tuple[str, tuple[str, ...]], int] = {
+        ("term", (t,)): int(n) for t, n in cursor.fetchall()
+    }
     for kind, lexemes in resolved:
         if kind != "term":
             # Prefixes and phrases have no maintained df: counted through the GIN index.

@@ -3,13 +3,13 @@
 scan of a narrow queryset's rows."""
 
 import math
-from collections.abc import Sequence
 
 from django.db import connection, transaction
 
 from apps.search.backends.base import (
     Scope,
     TableSpec,
+    Vector,
     exact_vector_hits,
     hnsw_index,
     restrict_sql,
@@ -18,8 +18,14 @@ from apps.search.backends.base import (
 from apps.search.ranking import Hit
 
 
+def _index_name(spec: TableSpec) -> str:
+    if spec.vector_column is None:
+        raise ValueError(f"{spec.table} has no vector column")
+    return hnsw_index(spec.table, spec.vector_column)
+
+
 def vector_index_sql(spec: TableSpec) -> list[str]:
-    name = hnsw_index(spec.table, spec.vector_column)
+    name = _index_name(spec)
     return [
         f"CREATE INDEX IF NOT EXISTS {name} ON {spec.table} "
         f"USING hnsw ({spec.vector_column} vector_cosine_ops)"
@@ -27,11 +33,11 @@ def vector_index_sql(spec: TableSpec) -> list[str]:
 
 
 def drop_vector_index_sql(spec: TableSpec) -> list[str]:
-    return [f"DROP INDEX IF EXISTS {hnsw_index(spec.table, spec.vector_column)}"]
+    return [f"DROP INDEX IF EXISTS {_index_name(spec)}"]
 
 
 def vector(
-    scope: Scope, vector: Sequence[float], *, model_name: str | None, exact: bool, ef_search: int
+    scope: Scope, vector: Vector, *, model_name: str | None, exact: bool, ef_search: int
 ) -> list[Hit]:
     """HNSW (vector_cosine_ops) with iterative scans, so agent filters keep k results.
 
@@ -50,10 +56,11 @@ def vector(
 def _vector_hnsw(scope: Scope, literal: str, model_name: str | None, ef_search: int) -> list[Hit]:
     corpus, limit = scope.corpus, scope.limit
     t, pk, a = corpus.table, corpus.pk_column, corpus.agent_column
-    v = corpus.column(corpus.vector_field)
+    vector_field, model_field = corpus.vector_fields
+    v = corpus.column(vector_field)
     model_sql, model_params = "", []
-    if model_name is not None and corpus.model_field:
-        model_sql = f" AND m.{corpus.column(corpus.model_field)} = %s"
+    if model_name is not None:
+        model_sql = f" AND m.{corpus.column(model_field)} = %s"
         model_params = [model_name]
     extra, params = restrict_sql(scope.queryset, "m", pk)
     sql = (

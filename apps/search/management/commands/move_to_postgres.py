@@ -93,6 +93,8 @@ class Command(BaseCommand):
         self._summary(result, bm25_ok, time.monotonic() - started, database_url)
 
     def _table_line(self, t: TableResult) -> None:
+        assert t.source is not None, "store_copy reports a table after both checksums"
+        assert t.target is not None
         if not self._verifying:
             self._verifying = True
             self.stdout.write("==> verifying: count and checksum of every table, on both sides")
