@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from apps.conversations.models import Message
+
 
 @dataclass(frozen=True)
 class Turn:
@@ -23,7 +25,7 @@ class Turn:
     result_of: str | None = None  # the tool call a tool message answers
 
     @classmethod
-    def of(cls, message) -> "Turn":
+    def of(cls, message: Message) -> "Turn":
         calls = tuple(
             str(c["id"])
             for c in (message.tool_calls_json or [])

@@ -9,6 +9,8 @@ import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from apps.agents.config import AgentConfig
+from apps.conversations.models import Message
 from apps.lifecycle.models import Trigger
 from apps.lifecycle.services.common import remaining
 from apps.lifecycle.services.leases import lease_ttl
@@ -69,7 +71,7 @@ def is_background(trigger: str, deadline: float | None) -> bool:
     return deadline is None and trigger in BACKGROUND_TRIGGERS
 
 
-def call_seconds(config, *, trigger: str, deadline: float | None) -> float:
+def call_seconds(config: AgentConfig, *, trigger: str, deadline: float | None) -> float:
     """Seconds one call may take: MEMORYHUB_LLM_BACKGROUND_TIMEOUT in the background, the
     agent's consolidation_timeout_seconds for a caller who waits, never past `deadline`."""
     if is_background(trigger, deadline):
@@ -77,7 +79,7 @@ def call_seconds(config, *, trigger: str, deadline: float | None) -> float:
     return remaining(deadline, config.consolidation_timeout_seconds)
 
 
-def run_lease_ttl(config, *, trigger: str, deadline: float | None) -> float:
+def run_lease_ttl(config: AgentConfig, *, trigger: str, deadline: float | None) -> float:
     """A lease held across a call outlives the call (plus the lease margin)."""
     cap = background_timeout() if is_background(trigger, deadline) else 0.0
     return lease_ttl(max(cap, config.consolidation_timeout_seconds))
@@ -127,7 +129,7 @@ def cut_to_tokens(text: str, allow: int) -> str:
 _MARKER_TOKENS = 16
 
 
-def _cut_message(message, allow: int):
+def _cut_message(message: Message, allow: int) -> Message:
     """A copy of `message` whose formatted line fits `allow` tokens (content cut, marked)."""
     clone = copy.copy(message)
     text = message.content or ""

@@ -91,7 +91,9 @@ class _Archive:
     failure: str = ""  # the extractive lines stand in for any answer
 
 
-def _archive_text(session: Session, prefix: list[Message], deadline, trigger: str) -> _Archive:
+def _archive_text(
+    session: Session, prefix: list[Message], deadline: float | None, trigger: str
+) -> _Archive:
     """The archive's content (the LLM's summary, or extractive lines) and how it was made."""
     config = session.agent.config
     head = (
@@ -130,7 +132,7 @@ def _fitted_archive_prompt(prefix: list[Message], chunk_tokens: int, limit: int)
     return archive_prompt(messages=prefix, budget_tokens=room)
 
 
-def _archive_answer(answer) -> tuple[str, int | None]:
+def _archive_answer(answer: Answer) -> tuple[str, int | None]:
     """The archive summary in the answer and its parse tier: its JSON field, else a
     prompt-only server's prose (tier None)."""
     if not answer.ok:
@@ -142,7 +144,9 @@ def _archive_answer(answer) -> tuple[str, int | None]:
     return ("", None) if parsed else (answer.text.strip(), None)
 
 
-def _hot(session: Session, keep_last: int | None, trigger: str):
+def _hot(
+    session: Session, keep_last: int | None, trigger: str
+) -> tuple[SessionMeta | None, list[Message], int | None]:
     """The session's meta, its hot messages in order, and where a compaction would cut
     them before any extraction is taken into account."""
     meta = conv.session_meta(session=session)
@@ -188,7 +192,9 @@ def _plan(session: Session, keep_last: int | None, trigger: str) -> _Plan | Skip
     return _Plan(WindowCut(prefix, cutoff_at=hot[cut].created_at, expected_start_at=start_at))
 
 
-def _extract_first(session: Session, keep_last, trigger: str, deadline) -> list[Run]:
+def _extract_first(
+    session: Session, keep_last: int | None, trigger: str, deadline: float | None
+) -> list[Run]:
     """Seed 001: extract the facts of what the compaction would archive that no flush has
     taken yet (EXTRACT runs; none when all of it is extracted)."""
     meta, hot, cut = _hot(session, keep_last, trigger)

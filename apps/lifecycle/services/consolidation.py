@@ -132,7 +132,7 @@ def _call(
     session: Session,
     messages: list[Message],
     memory: str,
-    deadline,
+    deadline: float | None,
     trigger: str,
     fitted: Fitted | None,
 ) -> _Result:
@@ -179,7 +179,7 @@ def _unechoed(instructions: Instructions, value: dict) -> tuple[str | None, str 
     return out[0], out[1], echoed
 
 
-def _text(value) -> str | None:
+def _text(value: object) -> str | None:
     """A field's text, stripped; None when absent, not a string or blank (seed 004 applies
     a field only when present: a blank memory_update must not empty MEMORY.md)."""
     return value.strip() if isinstance(value, str) and value.strip() else None

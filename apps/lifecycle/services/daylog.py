@@ -8,6 +8,7 @@ search (measured: 8 writers x 500 appends made the log the append path's main co
 
 import logging
 import re
+from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
@@ -35,7 +36,7 @@ def first_sentence(text: str) -> str:
     return _SENTENCE_END.split(line, maxsplit=1)[0]
 
 
-def log_line(*, kind: str, session_key: str, text: str, at=None) -> str:
+def log_line(*, kind: str, session_key: str, text: str, at: datetime | None = None) -> str:
     """`- HH:MM:SS [<kind>] <session key>: <text>`, the text on one line and bounded."""
     at = at or timezone.now()
     shown = " ".join(text.replace("\x00", "").split())

@@ -14,6 +14,9 @@ will archive (compaction.py), so the flush cursor bounds what may leave the hot 
 import time
 from dataclasses import dataclass, replace
 
+from django.db.models import QuerySet
+
+from apps.agents.models import Agent
 from apps.conversations import selectors as conv
 from apps.conversations.models import Message, Session
 from apps.conversations.services import Cursor, flush_cursor_write
@@ -49,7 +52,7 @@ class Found:
     importance: float | None = None
 
 
-def pending_flush(*, session: Session, through: Message | None = None):
+def pending_flush(*, session: Session, through: Message | None = None) -> QuerySet[Message]:
     """Hot messages whose facts no flush has taken, after the flush cursor, oldest first:
     up to `through` (an extraction before a compaction), else all but the newest
     compact_keep_last (a flush: those are still in the model's context)."""
@@ -67,7 +70,7 @@ def pending_flush(*, session: Session, through: Message | None = None):
     return qs.filter(conv.before(newest[-1].created_at, newest[-1].id))
 
 
-def _importance(value) -> float | None:
+def _importance(value: object) -> float | None:
     """The model's importance if it is a number in [0, 1]; else the default applies."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
@@ -130,7 +133,11 @@ def _fit(session: Session, messages: list[Message]) -> Fitted:
 
 
 def _extract(
-    session: Session, messages: list[Message], deadline, trigger: str, fitted: Fitted | None
+    session: Session,
+    messages: list[Message],
+    deadline: float | None,
+    trigger: str,
+    fitted: Fitted | None,
 ) -> _Extracted:
     """The facts found, the answer, the parse tier, and whether the LLM found them."""
     config = session.agent.config
@@ -259,5 +266,5 @@ def session_flush(
     return run_chunks(_Flush(log, deadline, through=through), lease)
 
 
-def _soon(agent) -> float:
+def _soon(agent: Agent) -> float:
     return time.monotonic() + agent.config.consolidation_timeout_seconds

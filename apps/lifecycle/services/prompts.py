@@ -7,19 +7,21 @@ with a visible marker rather than dropped.
 """
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from datetime import datetime
 
+from apps.conversations.models import Message
 from apps.providers.llm import ChatMessage
 from apps.providers.tokens import count_tokens_batch
 
 MESSAGE_MAX_CHARS = 4000
 
 
-def stamp(at) -> str:
+def stamp(at: datetime) -> str:
     return at.strftime("%Y-%m-%d %H:%M")
 
 
-def _tool_calls(calls) -> str:
+def _tool_calls(calls: Iterable[object] | None) -> str:
     names = []
     for call in calls or []:
         fn = call.get("function") if isinstance(call, dict) else None
@@ -32,7 +34,7 @@ def _tool_calls(calls) -> str:
     return ", ".join(names)
 
 
-def format_message(message, *, max_chars: int = MESSAGE_MAX_CHARS) -> str:
+def format_message(message: Message, *, max_chars: int = MESSAGE_MAX_CHARS) -> str:
     """`[YYYY-MM-DD HH:MM] role (name): content`, tool calls named, long content cut."""
     who = message.role + (f" ({message.name})" if message.name else "")
     if message.role == "tool" and message.tool_name:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from apps.agents.models import Agent
+from apps.conversations.models import Session
 from apps.lifecycle.models import APPLIED, Run
 from apps.lifecycle.services.llm import Answer
 
@@ -49,7 +50,7 @@ def run_applied(*, agent: Agent, key: str) -> Run | None:
 def run_record(
     *,
     agent: Agent,
-    session,
+    session: Session | None,
     kind: str,
     trigger: str,
     status: str,
@@ -108,5 +109,5 @@ def fallback_reason(answer: Answer, *, echoed: bool = False) -> str:
     )
 
 
-def _exists(session) -> bool:
+def _exists(session: Session) -> bool:
     return type(session).objects.filter(pk=session.pk).exists()

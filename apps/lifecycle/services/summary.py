@@ -11,6 +11,9 @@ does not bill them). Without an LLM the summary is extractive.
 import re
 from dataclasses import dataclass, replace
 
+from django.db.models import QuerySet
+
+from apps.agents.config import AgentConfig
 from apps.conversations import selectors as conv
 from apps.conversations.models import Message, Session, SessionMeta
 from apps.conversations.services import Cursor, summary_write
@@ -50,7 +53,7 @@ class _Chunk:
 
 def pending_summary(
     *, session: Session, through: Message | None = None, meta: SessionMeta | None = None
-):
+) -> QuerySet[Message]:
     """Messages due for the rolling summary: after the cursor, out of the hot window (and
     at or before `through`, when given), oldest first. `meta`: the session's, if read."""
     meta = meta if meta is not None else conv.session_meta(session=session)
@@ -125,7 +128,7 @@ class _Generated:
         return "" if self.text else self.answer.status
 
 
-def _extractive(chunk: _Chunk, config) -> str:
+def _extractive(chunk: _Chunk, config: AgentConfig) -> str:
     return extractive_summary(
         old=chunk.old_summary, messages=chunk.messages, max_tokens=config.summary_max_tokens
     )
