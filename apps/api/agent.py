@@ -5,6 +5,7 @@ from apps.agents.config import effective_ceilings
 from apps.agents.models import TEAM_AGENTS_MD_NAME, Agent
 from apps.agents.schemas import AgentOut, SettingsPatch, TeamDocumentOut
 from apps.api.registry import Router
+from apps.api.request import AuthedRequest
 
 router = Router(tags=["agent"])
 
@@ -22,14 +23,14 @@ def _out(agent: Agent) -> dict:
 
 
 @router.get("/agent", response=AgentOut)
-def get_agent(request):
+def get_agent(request: AuthedRequest) -> dict:
     """The agent this key belongs to, with its effective settings (overrides clamped to the
     team's ceilings) and the ceilings themselves."""
     return _out(request.auth)
 
 
 @router.patch("/agent/settings", response=AgentOut)
-def update_settings(request, payload: SettingsPatch):
+def update_settings(request: AuthedRequest, payload: SettingsPatch) -> dict:
     """Override settings for this agent; unknown names, out-of-range values and values over
     the team's ceiling get 422 naming the setting."""
     agent = services.agent_update_settings(agent=request.auth, changes=payload.settings)
@@ -37,7 +38,7 @@ def update_settings(request, payload: SettingsPatch):
 
 
 @router.get("/team/AGENTS.md", response=TeamDocumentOut)
-def get_team_agents_md(request):
+def get_team_agents_md(request: AuthedRequest) -> dict:
     """Seed 001's fleet-wide AGENTS.md of the agent's team ("" when the team has none):
     read-only here, edited by people in the admin."""
     team = request.auth.team

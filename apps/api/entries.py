@@ -9,7 +9,8 @@ from django.http import HttpResponse
 from ninja import Query, Status
 
 from apps.api.registry import Router
-from apps.core.pagination import decode_id_cursor
+from apps.api.request import AuthedHttpRequest, AuthedRequest
+from apps.core.pagination import Page, decode_id_cursor
 from apps.entries import schemas, selectors, services
 from apps.entries.models import Entry
 from apps.memory import services as memory
@@ -18,12 +19,12 @@ from apps.memory.schemas import ImportOut, ImportQuery
 router = Router(tags=["entries"])
 
 
-def _fresh(request, name: str):
+def _fresh(request: AuthedRequest, name: str) -> Entry:
     return selectors.entry_get(agent=request.auth, ref=name)
 
 
 @router.post("/entries", response={201: schemas.EntryOut})
-def add_entry(request, payload: schemas.EntryIn):
+def add_entry(request: AuthedRequest, payload: schemas.EntryIn) -> Status[Entry]:
     """Add: 409 if the name is already a name or an alias."""
     entry = services.entry_add(
         agent=request.auth, name=payload.name, content=payload.content, kind=payload.kind
@@ -32,7 +33,7 @@ def add_entry(request, payload: schemas.EntryIn):
 
 
 @router.get("/entries", response=schemas.EntryPage)
-def list_entries(request, query: Query[schemas.ListQuery]):
+def list_entries(request: AuthedRequest, query: Query[schemas.ListQuery]) -> Page[Entry]:
     """Entries in id (insert) order, without content; `cursor` is a page's next_cursor."""
     return selectors.entries_page(
         agent=request.auth,
@@ -42,7 +43,7 @@ def list_entries(request, query: Query[schemas.ListQuery]):
 
 
 @router.get("/entries/search", response=schemas.EntrySearchOut)
-def search_entries(request, query: Query[schemas.SearchQuery]):
+def search_entries(request: AuthedRequest, query: Query[schemas.SearchQuery]) -> dict:
     """BM25 over name and content (aliases add no tokens); every hit has its score."""
     hits = selectors.entries_search(agent=request.auth, query=query.q, limit=query.limit)
     return {"items": [{"score": h.score, "entry": h.entry} for h in hits]}
@@ -50,26 +51,26 @@ def search_entries(request, query: Query[schemas.SearchQuery]):
 
 # Before the plain {path:name} routes: Django resolves URL patterns in order.
 @router.post("/entries/{path:name}/aliases", response={201: schemas.AliasOut})
-def alias_entry(request, name: str, payload: schemas.EntryAliasIn):
+def alias_entry(request: AuthedRequest, name: str, payload: schemas.EntryAliasIn) -> Status[dict]:
     """Alias: bind another name; 409 if it collides with any name or alias."""
     alias = services.entry_alias(agent=request.auth, ref=name, alias=payload.alias)
     return Status(201, {"alias": alias.name, "entry": _fresh(request, alias.entry.name)})
 
 
 @router.get("/entries/{path:name}", response=schemas.EntryOut)
-def get_entry(request, name: str):
+def get_entry(request: AuthedRequest, name: str) -> Entry:
     return selectors.entry_get(agent=request.auth, ref=name)
 
 
 @router.put("/entries/{path:name}", response=schemas.EntryOut)
-def write_entry(request, name: str, payload: schemas.EntryWrite):
+def write_entry(request: AuthedRequest, name: str, payload: schemas.EntryWrite) -> Entry:
     """Write: replace an entry's content; the old content is kept in its change log."""
     entry = services.entry_write(agent=request.auth, ref=name, content=payload.content)
     return _fresh(request, entry.name)
 
 
 @router.patch("/entries/{path:name}", response=schemas.EntryOut)
-def rename_entry(request, name: str, payload: schemas.EntryRename):
+def rename_entry(request: AuthedRequest, name: str, payload: schemas.EntryRename) -> Entry:
     """Rename: 409 if the new name is any name or alias; an archive keeps its old name as an
     alias, so compact markers still resolve."""
     entry = services.entry_rename(agent=request.auth, ref=name, new_name=payload.name)
@@ -77,14 +78,14 @@ def rename_entry(request, name: str, payload: schemas.EntryRename):
 
 
 @router.delete("/entries/{path:name}", response={204: None})
-def remove_entry(request, name: str):
+def remove_entry(request: AuthedRequest, name: str) -> Status[None]:
     """Remove: delete an entry with all its aliases; its content stays in its change log."""
     services.entry_remove(agent=request.auth, ref=name)
     return Status(204, None)
 
 
 @router.get("/workspace/export", tags=["memory"])
-def export_workspace(request):
+def export_workspace(request: AuthedRequest) -> HttpResponse:
     """The workspace folder (entries as files, seeds 001/004, with the generated HISTORY
     files) as a deterministic .tar.gz."""
     data = memory.workspace_archive(agent=request.auth)
@@ -93,7 +94,7 @@ def export_workspace(request):
     return response
 
 
-def _content_length(request) -> int | None:
+def _content_length(request: AuthedHttpRequest) -> int | None:
     try:
         return int(request.META.get("CONTENT_LENGTH") or "")
     except ValueError:
@@ -101,7 +102,7 @@ def _content_length(request) -> int | None:
 
 
 @router.post("/workspace/import", response={201: ImportOut}, tags=["memory"])
-def import_workspace(request, query: Query[ImportQuery]):
+def import_workspace(request: AuthedHttpRequest, query: Query[ImportQuery]) -> Status[dict]:
     """Load an exported archive (the raw request body); 409 on existing names unless force.
     History and learnings files become rows again (one already present is not doubled).
     413 past an import limit (the import_max_* settings), 422 for a malformed archive."""

@@ -3,15 +3,16 @@
 from ninja import Query, Status
 
 from apps.api.registry import Router
-from apps.core.pagination import decode_id_cursor
+from apps.api.request import AuthedRequest
+from apps.core.pagination import Page, decode_id_cursor
 from apps.facts import schemas, selectors, services
-from apps.facts.models import Fact
+from apps.facts.models import Fact, FactVersion
 
 router = Router(tags=["facts"])
 
 
 @router.get("/facts", response=schemas.FactPage)
-def list_facts(request, query: Query[schemas.FactQuery]):
+def list_facts(request: AuthedRequest, query: Query[schemas.FactQuery]) -> Page[Fact]:
     return selectors.facts_page(
         agent=request.auth,
         **query.dict(exclude={"cursor"}),
@@ -20,7 +21,7 @@ def list_facts(request, query: Query[schemas.FactQuery]):
 
 
 @router.post("/facts", response={200: schemas.FactSaveOut, 201: schemas.FactSaveOut})
-def create_fact(request, payload: schemas.FactIn):
+def create_fact(request: AuthedRequest, payload: schemas.FactIn) -> Status[dict]:
     """Create a fact; a duplicate (exact or semantic) returns the existing one with 200.
     `review: true` with the agent's fact_review on: the fact waits as pending."""
     result = services.fact_save(
@@ -36,12 +37,12 @@ def create_fact(request, payload: schemas.FactIn):
 
 
 @router.get("/facts/{int:fact_id}", response=schemas.FactOut)
-def get_fact(request, fact_id: int):
+def get_fact(request: AuthedRequest, fact_id: int) -> Fact:
     return selectors.fact_get(agent=request.auth, fact_id=fact_id)
 
 
 @router.patch("/facts/{int:fact_id}", response=schemas.FactOut)
-def update_fact(request, fact_id: int, payload: schemas.FactPatch):
+def update_fact(request: AuthedRequest, fact_id: int, payload: schemas.FactPatch) -> Fact:
     """Edit in place; a changed value is recorded as a version (old value, who, why)."""
     fact = selectors.fact_get(agent=request.auth, fact_id=fact_id)
     services.fact_update(
@@ -58,7 +59,9 @@ def update_fact(request, fact_id: int, payload: schemas.FactPatch):
 
 
 @router.post("/facts/{int:fact_id}/supersede", response={201: schemas.FactOut})
-def supersede_fact(request, fact_id: int, payload: schemas.FactSupersede):
+def supersede_fact(
+    request: AuthedRequest, fact_id: int, payload: schemas.FactSupersede
+) -> Status[Fact]:
     """Close the fact (valid_to = now) and create its successor; history is kept."""
     fact = selectors.fact_get(agent=request.auth, fact_id=fact_id)
     successor = services.fact_supersede(
@@ -72,13 +75,13 @@ def supersede_fact(request, fact_id: int, payload: schemas.FactSupersede):
 
 
 @router.get("/facts/{int:fact_id}/versions", response=list[schemas.FactVersionOut])
-def fact_versions(request, fact_id: int):
+def fact_versions(request: AuthedRequest, fact_id: int) -> list[FactVersion]:
     fact = selectors.fact_get(agent=request.auth, fact_id=fact_id)
     return list(selectors.fact_versions(fact=fact))
 
 
 @router.delete("/facts/{int:fact_id}", response={204: None})
-def delete_fact(request, fact_id: int):
+def delete_fact(request: AuthedRequest, fact_id: int) -> Status[None]:
     fact = selectors.fact_get(agent=request.auth, fact_id=fact_id)
     services.fact_delete(agent=request.auth, fact=fact)
     return Status(204, None)

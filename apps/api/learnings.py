@@ -4,14 +4,17 @@ name one of the agent's sessions by id or key; sessions.session_of resolves it."
 from ninja import Query, Status
 
 from apps.api.registry import Router
+from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
+from apps.core.pagination import Page
 from apps.learnings import schemas, selectors, services
+from apps.learnings.models import ErrorRecord, Learning
 
 router = Router(tags=["learnings"])
 
 
 @router.post("/errors", response={200: schemas.ErrorOut, 201: schemas.ErrorOut})
-def remember_error(request, payload: schemas.ErrorIn):
+def remember_error(request: AuthedRequest, payload: schemas.ErrorIn) -> Status[ErrorRecord]:
     """Record a tool failure with what was tried and how it ended (seed 000's
     remember_error); the same tool, error and strategy again updates that record (200)."""
     session = session_of(request, payload.session_id)
@@ -24,13 +27,13 @@ def remember_error(request, payload: schemas.ErrorIn):
 
 
 @router.get("/errors", response=schemas.ErrorPage)
-def list_errors(request, query: Query[schemas.ErrorQuery]):
+def list_errors(request: AuthedRequest, query: Query[schemas.ErrorQuery]) -> Page[ErrorRecord]:
     """Live error records, newest first."""
     return selectors.errors_page(agent=request.auth, **query.dict())
 
 
 @router.post("/errors/search", response=schemas.ErrorSearchOut)
-def search_errors(request, payload: schemas.ErrorSearchIn):
+def search_errors(request: AuthedRequest, payload: schemas.ErrorSearchIn) -> dict:
     """Seed 000's search_error_memory: substring and vector matches; every hit's TTL is
     refreshed."""
     found = selectors.errors_search(agent=request.auth, **payload.dict())
@@ -45,34 +48,34 @@ def search_errors(request, payload: schemas.ErrorSearchIn):
 
 
 @router.get("/errors/{error_id}", response=schemas.ErrorOut)
-def get_error(request, error_id: int):
+def get_error(request: AuthedRequest, error_id: int) -> ErrorRecord:
     """One record (seed 000's read_error_memory); reading it is not a hit."""
     return selectors.error_get(agent=request.auth, error_id=error_id)
 
 
 @router.patch("/errors/{error_id}", response=schemas.ErrorOut)
-def update_error(request, error_id: int, payload: schemas.ErrorPatch):
+def update_error(request: AuthedRequest, error_id: int, payload: schemas.ErrorPatch) -> ErrorRecord:
     """Record the outcome: resolved (with its resolution), failed or abandoned."""
     record = selectors.error_get(agent=request.auth, error_id=error_id)
     return services.error_record_update(record=record, **payload.dict())
 
 
 @router.delete("/errors/{error_id}", response={204: None})
-def delete_error(request, error_id: int):
+def delete_error(request: AuthedRequest, error_id: int) -> Status[None]:
     record = selectors.error_get(agent=request.auth, error_id=error_id)
     services.error_record_delete(record=record)
     return Status(204, None)
 
 
 @router.post("/errors/{error_id}/promote", response={201: schemas.LearningOut})
-def promote_error(request, error_id: int):
+def promote_error(request: AuthedRequest, error_id: int) -> Status[Learning]:
     """A resolved or failed record becomes an active error learning (409 otherwise)."""
     record = selectors.error_get(agent=request.auth, error_id=error_id)
     return Status(201, services.error_record_promote(record=record))
 
 
 @router.post("/learnings", response={201: schemas.LearningOut})
-def add_learning(request, payload: schemas.LearningIn):
+def add_learning(request: AuthedRequest, payload: schemas.LearningIn) -> Status[Learning]:
     """An error or a correction to keep; active learnings are in every get_context."""
     session = session_of(request, payload.session_id)
     learning = services.learning_create(
@@ -85,24 +88,26 @@ def add_learning(request, payload: schemas.LearningIn):
 
 
 @router.get("/learnings", response=schemas.LearningPage)
-def list_learnings(request, query: Query[schemas.LearningQuery]):
+def list_learnings(request: AuthedRequest, query: Query[schemas.LearningQuery]) -> Page[Learning]:
     return selectors.learnings_page(agent=request.auth, **query.dict())
 
 
 @router.get("/learnings/{learning_id}", response=schemas.LearningOut)
-def get_learning(request, learning_id: int):
+def get_learning(request: AuthedRequest, learning_id: int) -> Learning:
     return selectors.learning_get(agent=request.auth, learning_id=learning_id)
 
 
 @router.patch("/learnings/{learning_id}", response=schemas.LearningOut)
-def update_learning(request, learning_id: int, payload: schemas.LearningPatch):
+def update_learning(
+    request: AuthedRequest, learning_id: int, payload: schemas.LearningPatch
+) -> Learning:
     """Edit, approve (status active) or archive a learning."""
     learning = selectors.learning_get(agent=request.auth, learning_id=learning_id)
     return services.learning_update(learning=learning, **payload.dict())
 
 
 @router.delete("/learnings/{learning_id}", response={204: None})
-def delete_learning(request, learning_id: int):
+def delete_learning(request: AuthedRequest, learning_id: int) -> Status[None]:
     learning = selectors.learning_get(agent=request.auth, learning_id=learning_id)
     services.learning_delete(learning=learning)
     return Status(204, None)

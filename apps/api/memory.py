@@ -3,9 +3,11 @@
 
 from apps.agents.config import within_ceiling
 from apps.api.registry import Router
+from apps.api.request import AuthedRequest
 from apps.conversations.selectors import session_get
 from apps.facts.schemas import save_out
 from apps.memory import selectors, services
+from apps.memory.context.types import Candidate, MemoryWindow, Part
 from apps.memory.schemas import (
     ContextIn,
     ContextOut,
@@ -24,7 +26,7 @@ COUNTER_NAME = "all-MiniLM-L6-v2 WordPiece (offline)"
 
 
 @router.post("/memory/save", response=SaveOut)
-def memory_save(request, payload: SaveIn):
+def memory_save(request: AuthedRequest, payload: SaveIn) -> dict:
     """Store a fact (dedup on write) and append it to today's log memory/YYYY-MM-DD.md."""
     result = services.memory_save(
         agent=request.auth,
@@ -35,7 +37,7 @@ def memory_save(request, payload: SaveIn):
 
 
 @router.post("/memory/recall", response=RecallOut)
-def memory_recall(request, payload: RecallIn):
+def memory_recall(request: AuthedRequest, payload: RecallIn) -> dict:
     """Semantic recall over facts: matching categories, scoped search, flat fallback.
     A `k` over the team's recall_k ceiling is 422."""
     within_ceiling(request.auth, "recall_k", payload.k, loc=["body", "k"])
@@ -52,7 +54,7 @@ def memory_recall(request, payload: RecallIn):
 
 
 @router.post("/memory/search", response=SearchOut)
-def memory_search(request, payload: SearchIn):
+def memory_search(request: AuthedRequest, payload: SearchIn) -> dict:
     """Hybrid search over workspace documents, entries, facts, learnings and HISTORY entries
     in one ranked list, each hit labelled with its `source`; keyword only, with `degraded:
     ["semantic"]`, when the query cannot be embedded. A `k` over the team's memory_search_k
@@ -62,8 +64,9 @@ def memory_search(request, payload: SearchIn):
     return {"items": result.items, "degraded": result.degraded}
 
 
-def _fact_out(part) -> dict:
+def _fact_out(part: Part) -> dict:
     fact = part.fact
+    assert fact is not None  # get_context's "fact" parts carry their fact
     return {
         "id": fact.pk,
         "category": fact.category.name,
@@ -75,7 +78,7 @@ def _fact_out(part) -> dict:
     }
 
 
-def _message_out(c) -> dict:
+def _message_out(c: Candidate) -> dict:
     return {
         "id": c.message.id,
         "session_id": c.message.session_id,
@@ -92,7 +95,7 @@ def _message_out(c) -> dict:
     }
 
 
-def _memory_message_out(c) -> dict:
+def _memory_message_out(c: Candidate) -> dict:
     legs = c.search_legs or {}
     return {
         **_message_out(c),
@@ -105,7 +108,7 @@ def _memory_message_out(c) -> dict:
     }
 
 
-def _window_out(w) -> dict:
+def _window_out(w: MemoryWindow) -> dict:
     return {
         "session_id": w.session.id,
         "session_key": w.session.key,
@@ -176,7 +179,7 @@ def context_out(turn: services.ContextTurn) -> dict:
 
 
 @router.post("/context", response=ContextOut)
-def context(request, payload: ContextIn):
+def context(request: AuthedRequest, payload: ContextIn) -> dict:
     """get_context: system part, tri-hybrid messages of the session, the memory leg's
     dated windows from the agent's whole history (ranked as /search ranks them) and token
     figures within a budget, with seed 001's context manager: usage is what the agent's

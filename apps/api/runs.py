@@ -6,15 +6,19 @@ from collections.abc import Callable
 from ninja import Query
 
 from apps.api.registry import Router
+from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
 from apps.core.pagination import Page
 from apps.lifecycle import schemas, selectors
+from apps.lifecycle.models import HistoryEntry, Run
 
 router = Router(tags=["lifecycle"])
 
 
 def _listing(
-    selector: Callable[..., Page], request, query: schemas.RunQuery | schemas.HistoryQuery
+    selector: Callable[..., Page],
+    request: AuthedRequest,
+    query: schemas.RunQuery | schemas.HistoryQuery,
 ) -> Page:
     """The selector's page of the agent's rows; the query's session_id names a session."""
     return selector(
@@ -25,25 +29,25 @@ def _listing(
 
 
 @router.get("/runs", response=schemas.RunPage)
-def list_runs(request, query: Query[schemas.RunQuery]):
+def list_runs(request: AuthedRequest, query: Query[schemas.RunQuery]) -> Page[Run]:
     """Every LLM call and fallback of the lifecycle, newest first."""
     return _listing(selectors.runs_page, request, query)
 
 
 @router.get("/runs/{run_id}", response=schemas.RunDetailOut)
-def get_run(request, run_id: int):
+def get_run(request: AuthedRequest, run_id: int) -> Run:
     """One run with the model's raw answer and the facts it stored."""
     return selectors.run_get(agent=request.auth, run_id=run_id)
 
 
 @router.get("/memory/history", response=schemas.HistoryPage)
-def history(request, query: Query[schemas.HistoryQuery]):
+def history(request: AuthedRequest, query: Query[schemas.HistoryQuery]) -> Page[HistoryEntry]:
     """Seed 004's grep over HISTORY: case-insensitive substring, newest first."""
     return _listing(selectors.history_page, request, query)
 
 
 @router.get("/memory/history/files/{path:name}", response=schemas.HistoryFileOut)
-def history_file(request, name: str):
+def history_file(request: AuthedRequest, name: str) -> dict:
     """memory/HISTORY.md or memory/HISTORY-YYYY-MM.md, rendered (read-only)."""
     content = selectors.history_document(agent=request.auth, name=name)
     return {"name": name, "content": content, "bytes": len(content.encode("utf-8"))}

@@ -2,25 +2,27 @@
 (the embedding backlog of every corpus)."""
 
 from apps.api.registry import Router
+from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
 from apps.conversations import search
+from apps.conversations.models import Message
 from apps.conversations.schemas import ChatSearchIn, ChatSearchMessageOut, ChatSearchOut
 from apps.conversations.selectors import as_utc
 from apps.providers.embeddings import vector_label
 from apps.search.corpora import all_corpora
-from apps.search.embedding import backlog
+from apps.search.embedding import Backlog, backlog
 from apps.search.schemas import EmbeddingStatusOut
 from apps.search.tokens import token_backlog
 
 router = Router(tags=["search"])
 
 
-def _search_message(m) -> dict:
+def _search_message(m: Message) -> dict:
     return {name: getattr(m, name) for name in ChatSearchMessageOut.model_fields}
 
 
 @router.post("/search", response=ChatSearchOut)
-def search_chat_history(request, payload: ChatSearchIn):
+def search_chat_history(request: AuthedRequest, payload: ChatSearchIn) -> dict:
     """Search the agent's messages: semantic (default), keyword, hybrid or contains.
 
     When the query cannot be embedded, semantic and hybrid answer from BM25 with
@@ -59,7 +61,7 @@ def search_chat_history(request, payload: ChatSearchIn):
 
 
 @router.get("/search/status", response=EmbeddingStatusOut)
-def search_status(request):
+def search_status(request: AuthedRequest) -> dict:
     """Per corpus, how many of the agent's rows are embedded, stale, pending or failed, and
     for corpora that keep token states, how many have them and how many wait for them.
 
@@ -81,5 +83,5 @@ def search_status(request):
     return {"model": vector_label(), **messages, "corpora": corpora}
 
 
-def _counts(b) -> dict:
+def _counts(b: Backlog) -> dict:
     return {"embedded": b.embedded, "stale": b.stale, "pending": b.pending, "failed": b.failed}

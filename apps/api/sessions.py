@@ -11,10 +11,12 @@ from django.conf import settings
 from ninja import Query, Status
 
 from apps.api.registry import Router
+from apps.api.request import AuthedRequest
 from apps.conversations import schemas, selectors, services
-from apps.conversations.models import Session
+from apps.conversations.models import Message, Session
+from apps.conversations.selectors import Window
 from apps.conversations.services import NewMessage
-from apps.core.pagination import PageQuery
+from apps.core.pagination import Page, PageQuery
 from apps.learnings.schemas import hint_out
 from apps.lifecycle import services as lifecycle
 from apps.lifecycle.models import Trigger
@@ -25,43 +27,46 @@ from apps.lifecycle.schemas import (
     RunsOut,
     SummaryRunsOut,
 )
+from apps.lifecycle.services.reset import ResetOutcome
 from apps.memory import services as memory
 from apps.memory.schemas import AppendOut, MessagesIn
 
 router = Router(tags=["sessions"])
 
 
-def session_of(request, ref: str | None) -> Session | None:
+def session_of(request: AuthedRequest, ref: str | None) -> Session | None:
     """The calling agent's session `ref` (its id or key) names, 404 when none; None without
     a ref."""
     return selectors.session_get(agent=request.auth, ref=ref) if ref else None
 
 
 @router.post("/sessions", response={200: schemas.SessionOut, 201: schemas.SessionOut})
-def create_session(request, payload: schemas.SessionIn):
+def create_session(request: AuthedRequest, payload: schemas.SessionIn) -> Status[Session]:
     """Create a session; with a `key` the agent already uses, that session is returned (200)."""
     session, created = services.session_create(agent=request.auth, **payload.dict())
     return Status(201 if created else 200, session)
 
 
 @router.get("/sessions", response=schemas.SessionPage)
-def list_sessions(request, query: Query[PageQuery]):
+def list_sessions(request: AuthedRequest, query: Query[PageQuery]) -> Page[Session]:
     return selectors.sessions_page(agent=request.auth, **query.dict())
 
 
 @router.get("/sessions/{session_id}", response=schemas.SessionOut)
-def get_session(request, session_id: str):
+def get_session(request: AuthedRequest, session_id: str) -> Session:
     return selectors.session_get(agent=request.auth, ref=session_id)
 
 
 @router.patch("/sessions/{session_id}", response=schemas.SessionOut)
-def update_session(request, session_id: str, payload: schemas.SessionPatch):
+def update_session(
+    request: AuthedRequest, session_id: str, payload: schemas.SessionPatch
+) -> Session:
     session = selectors.session_get(agent=request.auth, ref=session_id)
     return services.session_update(session=session, **payload.dict())
 
 
 @router.delete("/sessions/{session_id}", response={204: None})
-def remove_session(request, session_id: str):
+def remove_session(request: AuthedRequest, session_id: str) -> Status[None]:
     """Delete the session with its messages, compact markers, meta, summary and archives
     (seed 000). Its runs and history entries stay, without the session."""
     session = selectors.session_get(agent=request.auth, ref=session_id)
@@ -70,7 +75,9 @@ def remove_session(request, session_id: str):
 
 
 @router.get("/sessions/{session_id}/messages", response=schemas.MessagePage)
-def list_messages(request, session_id: str, query: Query[schemas.MessageQuery]):
+def list_messages(
+    request: AuthedRequest, session_id: str, query: Query[schemas.MessageQuery]
+) -> Page[Message]:
     """Every message of the session (compaction deletes none), filtered and paginated."""
     session = selectors.session_get(agent=request.auth, ref=session_id)
     return selectors.messages_page(
@@ -85,7 +92,7 @@ def list_messages(request, session_id: str, query: Query[schemas.MessageQuery]):
 
 
 @router.post("/sessions/{session_id}/messages", response={201: AppendOut})
-def append_messages(request, session_id: str, payload: MessagesIn):
+def append_messages(request: AuthedRequest, session_id: str, payload: MessagesIn) -> Status[dict]:
     """Append one or many messages atomically: all are stored, or none. `lifecycle` names
     what the append set off in the background (summary, consolidate, compact)."""
     session = selectors.session_get(agent=request.auth, ref=session_id)
@@ -110,7 +117,7 @@ def append_messages(request, session_id: str, payload: MessagesIn):
 
 
 @router.get("/sessions/{session_id}/window", response=schemas.WindowOut)
-def get_window(request, session_id: str):
+def get_window(request: AuthedRequest, session_id: str) -> Window:
     """The hot window: the last `max_history_messages` after the compaction cutoff, with
     the older ones the summary does not cover yet, and seed 004's recap after a
     consolidation (docs/lifecycle.md)."""
@@ -119,7 +126,7 @@ def get_window(request, session_id: str):
 
 
 @router.post("/sessions/{session_id}/summarize", response=SummaryRunsOut, tags=["lifecycle"])
-def summarize(request, session_id: str):
+def summarize(request: AuthedRequest, session_id: str) -> dict:
     """Fold what left the window into the rolling summary now (seed 000)."""
     session = selectors.session_get(agent=request.auth, ref=session_id)
     runs = lifecycle.session_summarize(session=session, trigger=Trigger.API)
@@ -128,7 +135,7 @@ def summarize(request, session_id: str):
 
 
 @router.post("/sessions/{session_id}/compact", response=CompactOut, tags=["lifecycle"])
-def compact(request, session_id: str):
+def compact(request: AuthedRequest, session_id: str) -> dict:
     """Compact now: the oldest messages go to an Archive entry behind a marker (seeds 000,
     003); no message is deleted."""
     session = selectors.session_get(agent=request.auth, ref=session_id)
@@ -142,14 +149,14 @@ def compact(request, session_id: str):
 
 
 @router.post("/sessions/{session_id}/flush", response=RunsOut, tags=["lifecycle"])
-def flush(request, session_id: str):
+def flush(request: AuthedRequest, session_id: str) -> dict:
     """Store the facts of the oldest window messages now (seed 001's proactive flush)."""
     session = selectors.session_get(agent=request.auth, ref=session_id)
     return {"runs": lifecycle.session_flush(session=session, trigger=Trigger.API)}
 
 
 @router.post("/sessions/{session_id}/consolidate", response=RunsOut, tags=["lifecycle"])
-def consolidate(request, session_id: str, query: Query[ConsolidateQuery]):
+def consolidate(request: AuthedRequest, session_id: str, query: Query[ConsolidateQuery]) -> dict:
     """Consolidate now (seed 004): history entry, MEMORY.md; waits its turn behind the
     agent's other consolidations, up to consolidation_timeout_seconds. `keep` leaves the
     newest messages for later (default 0: everything)."""
@@ -162,7 +169,7 @@ def consolidate(request, session_id: str, query: Query[ConsolidateQuery]):
 
 
 @router.post("/sessions/{session_id}/reset", response=ResetOut, tags=["lifecycle"])
-def reset_session(request, session_id: str):
+def reset_session(request: AuthedRequest, session_id: str) -> ResetOutcome:
     """Consolidate (at most consolidation_timeout_seconds), keep what that did not cover in an
     Archive entry, then delete the messages and meta; the rolling summary survives."""
     session = selectors.session_get(agent=request.auth, ref=session_id)

@@ -10,10 +10,17 @@ import tarfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Protocol
 
 from apps.agents.config import AgentConfig
 from apps.core.errors import InvalidInput, PayloadTooLarge
+
+
+class Readable(Protocol):
+    """A stream read in chunks: a file, a BytesIO, or the HttpRequest of an upload."""
+
+    def read(self, size: int, /) -> bytes: ...
+
 
 CHUNK = 64 * 1024
 GZIP_MAGIC = b"\x1f\x8b"
@@ -67,7 +74,7 @@ def check_declared_size(size: int | None, limits: ArchiveLimits) -> None:
 class _Counted:
     """The raw body, refused past the compressed-size limit (a wrong Content-Length)."""
 
-    def __init__(self, raw: BinaryIO, limits: ArchiveLimits) -> None:
+    def __init__(self, raw: Readable, limits: ArchiveLimits) -> None:
         self._raw = raw
         self._limit = limits.archive_bytes
         self.count = 0
@@ -161,7 +168,7 @@ def _check_header(member: tarfile.TarInfo, index: int, total: int, limits: Archi
     return total
 
 
-def read_members(raw: BinaryIO, limits: ArchiveLimits) -> Iterator[Member]:
+def read_members(raw: Readable, limits: ArchiveLimits) -> Iterator[Member]:
     """Each folder and regular file of the tar or tar.gz in `raw`, in order, as the stream
     is read. PayloadTooLarge past a limit; InvalidInput for a link, a device or a corrupt
     archive."""

@@ -20,7 +20,6 @@ import json
 import tarfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import BinaryIO
 
 from django.db import transaction
 from django.utils import timezone
@@ -31,7 +30,7 @@ from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.core.errors import Conflict, InvalidInput
 from apps.entries import names
-from apps.entries.archive import ArchiveLimits, check_declared_size, read_members
+from apps.entries.archive import ArchiveLimits, Readable, check_declared_size, read_members
 from apps.entries.models import Action, Entry, EntryAlias, Kind
 from apps.entries.selectors import entries_all
 from apps.entries.services import entry_change_record, entry_set_content
@@ -131,7 +130,7 @@ def _check_text(value: str, what: str) -> None:
         raise InvalidInput(f"{what} is not valid UTF-8", loc=["body"]) from exc
 
 
-def _read_archive(source: BinaryIO, limits: ArchiveLimits) -> tuple[dict[str, str], bytes | None]:
+def _read_archive(source: Readable, limits: ArchiveLimits) -> tuple[dict[str, str], bytes | None]:
     """Files by path and the manifest's bytes; InvalidInput for anything unsafe or malformed,
     PayloadTooLarge past a limit (checked while streaming)."""
     loc = ["body"]
@@ -323,7 +322,7 @@ def _write_items(agent: Agent, items: list[_Item], existing: dict, changed_by: s
 
 
 def workspace_read(
-    *, agent: Agent, source: BinaryIO | bytes, declared_size: int | None = None
+    *, agent: Agent, source: Readable | bytes, declared_size: int | None = None
 ) -> WorkspaceArchive:
     """Read and check an uploaded archive as a stream, within the agent's import limits
     (its team's ceilings); writes nothing. PayloadTooLarge past a limit, InvalidInput for
@@ -359,7 +358,7 @@ def workspace_write(
 
 
 def workspace_import(
-    *, agent: Agent, data: BinaryIO | bytes, force: bool = False, changed_by: str = "agent"
+    *, agent: Agent, data: Readable | bytes, force: bool = False, changed_by: str = "agent"
 ) -> ImportResult:
     """workspace_read, then workspace_write: all or nothing."""
     archive = workspace_read(agent=agent, source=data)

@@ -3,7 +3,6 @@ triggers, get_context with seed 001's context manager, and the workspace archive
 
 import time
 from dataclasses import dataclass
-from typing import BinaryIO
 
 from django.db import transaction
 from django.utils import timezone
@@ -13,6 +12,7 @@ from apps.conversations.models import Session
 from apps.conversations.selectors import session_get
 from apps.conversations.services import AppendResult, NewMessage, messages_append
 from apps.entries import names
+from apps.entries.archive import Readable
 from apps.entries.services import entry_append
 from apps.entries.workspace import ImportResult, workspace_export, workspace_read, workspace_write
 from apps.facts.models import FactStatus
@@ -180,7 +180,7 @@ class WorkspaceLoaded:
 
 
 def workspace_load(
-    *, agent: Agent, data: BinaryIO | bytes, force: bool, declared_size: int | None = None
+    *, agent: Agent, data: Readable | bytes, force: bool, declared_size: int | None = None
 ) -> WorkspaceLoaded:
     """Import a workspace .tar.gz (bytes or a stream of `declared_size` bytes): entries,
     history entries from the history files and learnings from the learnings files; all or
