@@ -2,6 +2,7 @@
 
 import hmac
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
 from apps.agents.models import Agent, ApiKey, AuditEvent, MemberRole, Membership
@@ -22,7 +23,7 @@ def api_key_lookup(*, raw: str) -> ApiKey | None:
     return api_key
 
 
-def agents_for_user(*, user) -> QuerySet[Agent]:
+def agents_for_user(*, user: User | AnonymousUser) -> QuerySet[Agent]:
     """Agents whose team the user belongs to; superusers see every team's."""
     qs = Agent.objects.select_related("team")
     if not user.is_authenticated:
@@ -32,7 +33,7 @@ def agents_for_user(*, user) -> QuerySet[Agent]:
     return qs.filter(team__memberships__user=user)
 
 
-def agent_for_user(*, user, slug: str) -> Agent:
+def agent_for_user(*, user: User | AnonymousUser, slug: str) -> Agent:
     """The agent `slug` if the user may see it; NotFound otherwise (another team's agent
     looks exactly like a missing one)."""
     agent = agents_for_user(user=user).filter(slug=slug).first()
@@ -41,7 +42,7 @@ def agent_for_user(*, user, slug: str) -> Agent:
     return agent
 
 
-def user_role(*, user, agent: Agent) -> str | None:
+def user_role(*, user: User | AnonymousUser, agent: Agent) -> str | None:
     """The user's role on the agent's team: editor, viewer, or None. Superusers edit."""
     if not user.is_authenticated:
         return None

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -111,7 +112,7 @@ def team_set_ceilings(*, team: Team, ceilings: dict[str, Any]) -> Team:
     return team
 
 
-def membership_set(*, team: Team, user, role: str) -> Membership:
+def membership_set(*, team: Team, user: User, role: str) -> Membership:
     """Make `user` a member of `team` with `role` (viewer or editor); idempotent."""
     if role not in MemberRole.values:
         raise InvalidInput(f"unknown role '{role}'", loc=["role"])
@@ -123,7 +124,7 @@ def membership_set(*, team: Team, user, role: str) -> Membership:
 
 @dataclass(frozen=True)
 class CreatedUser:
-    user: Any
+    user: User
     password: str
     generated: bool  # True: the password was drawn here and must be shown once
 
@@ -170,7 +171,7 @@ def snapshot(obj: Any, fields: list[str]) -> dict[str, Any]:
 
 def audit_record(
     *,
-    user,
+    user: User | AnonymousUser,
     agent: Agent | None,
     source: str,
     action: str,
@@ -182,7 +183,7 @@ def audit_record(
     JSON-safe snapshots before and after. Joins the caller's transaction."""
     return AuditEvent.objects.create(
         agent=agent,
-        user=user if getattr(user, "pk", None) else None,
+        user=user if isinstance(user, User) and user.pk else None,
         username=getattr(user, "username", "") or "",
         source=source,
         action=action,
