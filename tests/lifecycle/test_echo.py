@@ -164,3 +164,30 @@ def test_a_line_of_fewer_than_three_words_is_never_an_echo():
         "# Memory\n- likes tea",
         1,
     )
+
+
+def test_an_answer_without_a_letter_or_digit_is_no_text():
+    instructions = _consolidation_instructions(["I switched to green tea."])
+
+    assert instructions.clean("]\n{\n- ...\n") == ("", 0)
+    assert instructions.clean("- 42\n") == ("- 42", 0)
+
+
+def test_a_memory_update_of_punctuation_leaves_memory_md_as_it_was(
+    api, agent, session, settings, llm_server
+):
+    # SmolLM2-135M's memory_update in a walk through the service: the JSON's punctuation
+    use_llm(settings, llm_server)
+    tea_conversation(agent, session)
+    history = "[2026-01-05 09:02] The user switched to green tea; the cat is Whiskerino."
+    llm_server.script(
+        Completion(json.dumps({"history_entry": history, "memory_update": "]\n{\n- ...\n"}))
+    )
+
+    [run] = api.post(f"/sessions/{session.id}/consolidate").json()["runs"]
+
+    assert (run["status"], run["reason"], run["parse_tier"]) == ("ok", "", 1)
+    assert Entry.objects.get(agent=agent, name="MEMORY.md").content == TEA_MEMORY
+    assert HistoryEntry.objects.get(agent=agent).content == history
+    details = Run.objects.get(pk=run["id"]).details
+    assert (details["memory"], details["applied"]) == ("unchanged", ["history_entry"])

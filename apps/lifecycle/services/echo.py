@@ -6,6 +6,8 @@ with [YYYY-MM-DD HH:mm] timestamp" (docs/benchmarks.md, the real-model run). Suc
 not memory. A line is an echo when at least ECHO_SHARE of its content words are words of the
 instructions that the conversation and the reference text (old summary, MEMORY.md) never use,
 and it has at least ECHO_MIN_WORDS of them (a heading such as "# Memory" is not an echo).
+An answer with no letter or digit at all is not memory either: SmolLM2 once filled
+memory_update with "]\n{\n- ...", the JSON's punctuation.
 """
 
 import re
@@ -44,11 +46,12 @@ class Instructions:
 
     def clean(self, text: str) -> tuple[str, int]:
         """`text` without its echoed lines (blank lines kept between what stays), and how
-        many lines went."""
+        many lines went; "" when what stays holds no letter or digit."""
         kept, dropped = [], 0
         for line in text.splitlines():
             if self.is_echo(line):
                 dropped += 1
             else:
                 kept.append(line)
-        return "\n".join(kept).strip(), dropped
+        text = "\n".join(kept).strip()
+        return (text if _WORD.search(text) else ""), dropped
