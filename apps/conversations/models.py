@@ -5,6 +5,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from apps.agents.models import Agent
+from apps.agents.users import user_field
 from apps.search.models import Embedded, TokenStates, pending_embedding_index, token_owner
 
 
@@ -14,6 +15,9 @@ class Session(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="sessions")
     key = models.CharField(max_length=200)
+    # The end user the agent talks to here ("" for none), set at creation: what the
+    # lifecycle and the memory tools write from this session is theirs (apps/agents/users.py).
+    user = user_field()
     title = models.CharField(max_length=500, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
@@ -23,7 +27,10 @@ class Session(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["agent", "key"], name="session_unique_key_per_agent")
         ]
-        indexes = [models.Index(fields=["agent", "created_at", "id"], name="session_agent_created")]
+        indexes = [
+            models.Index(fields=["agent", "created_at", "id"], name="session_agent_created"),
+            models.Index(fields=["agent", "user"], name="session_agent_user"),
+        ]
 
     def __str__(self) -> str:
         return self.key

@@ -2,6 +2,7 @@ from django.db import models
 from django.utils import timezone
 
 from apps.agents.models import Agent
+from apps.agents.users import user_field
 
 
 class Kind(models.TextChoices):
@@ -19,6 +20,7 @@ class Entry(models.Model):
     id = models.BigAutoField(primary_key=True)
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="entries")
     name = models.CharField(max_length=255)
+    user = user_field()  # "" for the agent's own entry; a user's MEMORY.md sits beside it
     content = models.TextField(blank=True, default="")
     # count_tokens(content), set by every content write so get_context need not re-tokenise.
     # Nullable (None: not counted, get_context counts) so adding it is an ALTER TABLE ADD
@@ -34,7 +36,9 @@ class Entry(models.Model):
         ordering = ["id"]
         verbose_name_plural = "entries"
         constraints = [
-            models.UniqueConstraint(fields=["agent", "name"], name="entry_unique_name_per_agent"),
+            models.UniqueConstraint(
+                fields=["agent", "user", "name"], name="entry_unique_name_per_owner"
+            ),
             models.CheckConstraint(
                 condition=models.Q(kind__in=["note", "archive"]), name="entry_kind_valid"
             ),
@@ -49,6 +53,7 @@ class EntryAlias(models.Model):
 
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
     entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="aliases")
+    user = user_field()  # the entry's
     name = models.CharField(max_length=255)
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -56,7 +61,9 @@ class EntryAlias(models.Model):
         ordering = ["id"]
         verbose_name_plural = "entry aliases"
         constraints = [
-            models.UniqueConstraint(fields=["agent", "name"], name="entry_alias_unique_per_agent")
+            models.UniqueConstraint(
+                fields=["agent", "user", "name"], name="entry_alias_unique_per_owner"
+            )
         ]
 
     def __str__(self) -> str:
@@ -82,6 +89,7 @@ class EntryChange(models.Model):
         Entry, on_delete=models.SET_NULL, null=True, blank=True, related_name="changes"
     )
     entry_name = models.CharField(max_length=255)
+    user = user_field()  # the entry's: a user's erasure takes its previous contents too
     kind = models.CharField(max_length=16, choices=Kind.choices)
     action = models.CharField(max_length=16, choices=Action.choices)
     previous_content = models.TextField(blank=True, default="")

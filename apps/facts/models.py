@@ -3,6 +3,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from apps.agents.models import Agent
+from apps.agents.users import user_field
 from apps.search.models import Embedded, TokenStates, pending_embedding_index, token_owner
 
 GENERAL = "general"
@@ -56,6 +57,7 @@ class Fact(Embedded):
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="facts")
     category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="facts")
     key = models.CharField(max_length=200)
+    user = user_field()  # "" for the agent's own fact
     value = models.TextField()
     # SHA-256 of the lower-cased, punctuation- and space-collapsed value: the exact-dedup key.
     normalized = models.CharField(max_length=64, db_index=False)
@@ -84,7 +86,7 @@ class Fact(Embedded):
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["agent", "category", "key"],
+                fields=["agent", "user", "category", "key"],
                 condition=Q(valid_to__isnull=True),
                 name="fact_unique_current_key",
             ),

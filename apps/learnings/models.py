@@ -5,6 +5,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from apps.agents.models import Agent
+from apps.agents.users import user_field
 from apps.search.models import Embedded, pending_embedding_index
 
 
@@ -93,6 +94,7 @@ class Learning(models.Model):
 
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="learnings")
     kind = models.CharField(max_length=16, choices=LearningKind.choices)
+    user = user_field()  # a correction from a user's session is theirs; errors are the agent's
     content = models.TextField()
     source = models.CharField(
         max_length=16, choices=LearningSource.choices, default=LearningSource.AGENT

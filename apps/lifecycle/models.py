@@ -6,6 +6,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from apps.agents.models import Agent
+from apps.agents.users import user_field
 from apps.search.models import Embedded, TokenStates, pending_embedding_index, token_owner
 
 
@@ -52,6 +53,7 @@ class Run(models.Model):
         "conversations.Session", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     session_key = models.CharField(max_length=200, blank=True, default="")
+    user = user_field()  # the session's user: its prompt and output hold their words
     kind = models.CharField(max_length=16, choices=RunKind.choices)
     trigger = models.CharField(max_length=16, choices=Trigger.choices)
     status = models.CharField(max_length=16, choices=RunStatus.choices)
@@ -114,6 +116,7 @@ class HistoryEntry(Embedded):
         "conversations.Session", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     session_key = models.CharField(max_length=200, blank=True, default="")
+    user = user_field()  # the session's user: "" for the agent's own history
     created_at = models.DateTimeField(default=timezone.now)
     content = models.TextField()
     kind = models.CharField(max_length=16, choices=HistoryKind.choices, default=HistoryKind.OK)

@@ -25,6 +25,7 @@ pytestmark = [
 ]
 
 SESSIONS = 6  # conv-26's first six sessions: 108 messages, the issue's reference run
+WORDLESS = {"empty_answer", "echoed_instructions"}
 JSON_MODES = ("json_schema", "json_object_schema", "json_object")
 # Every step happens within the 108 messages, each message goes through as few calls as
 # that allows (one CPU thread reads ~60 prompt tokens/s), and every output bound is small.
@@ -159,7 +160,13 @@ def test_smollm2_in_json_mode_answers_every_lifecycle_call_at_tier_1(
     assert {r.structured_mode for r in called} == {"json_object_schema"}
     for run in called:
         assert run.input_tokens + run.output_tokens > 0
-        if not run.truncated:  # a cut-off answer is parsed for what it holds, at any tier
+        if run.truncated:  # a cut-off answer is parsed for what it holds, at any tier
+            continue
+        if run.status == "fallback":
+            # Well-formed JSON whose text holds no words (SmolLM2 once summarized as "💚")
+            # or only the prompt's instructions: the fallback stands in, and says why.
+            assert run.reason in WORDLESS, (run.kind, run.reason, run.output)
+        else:
             assert (run.status, run.parse_tier) == ("ok", 1), (run.kind, run.reason, run.output)
     consolidated = [r for r in called if r.kind == "consolidate" and r.status == "ok"]
     assert any(r.parse_tier == 1 for r in consolidated)
