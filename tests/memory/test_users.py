@@ -8,8 +8,10 @@ import tarfile
 
 import pytest
 
+from apps.core.errors import Conflict
 from apps.entries.models import Entry
 from apps.facts.models import Fact
+from apps.facts.services import fact_merge, fact_save
 from apps.learnings.models import Learning
 from apps.lifecycle.models import HistoryEntry, Run
 
@@ -241,3 +243,12 @@ def test_a_users_export_holds_their_memory_alone(api):
     agents = _files(api.get("/workspace/export").content)
     assert "SOUL.md" in agents
     assert "notes/ann.md" not in agents
+
+
+def test_facts_of_two_owners_are_never_merged(agent):
+    ann = fact_save(agent=agent, content="Has a dog named Rex", user="telegram:1").fact
+    shared = fact_save(agent=agent, content="Has a dog named Rex").fact
+    with pytest.raises(Conflict, match="same user"):
+        fact_merge(agent=agent, keep=shared, other=ann, changed_by="editor")
+    assert Fact.objects.get(pk=ann.pk).valid_to is None
+    assert Fact.objects.get(pk=ann.pk).versions.count() == 1
