@@ -263,3 +263,22 @@ def test_the_agents_mcp_resources_hold_no_users_documents(api, agent):
     assert resource_read(agent, "memory://MEMORY.md") == "agent memory"
     with pytest.raises(NotFound):
         resource_read(agent, "memory://USER.md")
+
+
+def test_a_users_memory_md_stays_with_the_agents_within_the_budget(api):
+    api.post("/entries", {"name": "MEMORY.md", "content": "alpha " * 8})
+    api.post("/entries", {"name": "MEMORY.md", "content": "beta " * 40, "user": "telegram:1"})
+    api.post("/entries", {"name": "SOUL.md", "content": "gamma " * 8})
+    session = _session(api, "s1", "telegram:1")
+    context = api.post("/context", {"session_id": session["id"], "max_tokens": 20}).json()
+    parts = {p["name"]: p for p in context["system"]["parts"]}
+    # Both MEMORY.md stay (the user's cut to the room the agent's left); SOUL.md goes.
+    assert list(parts) == ["MEMORY.md", "users/telegram:1/MEMORY.md"]
+    assert (parts["MEMORY.md"]["tokens"], parts["MEMORY.md"]["truncated"]) == (8, False)
+    own = parts["users/telegram:1/MEMORY.md"]
+    assert (own["tokens"], own["truncated"]) == (12, True)
+    assert context["tokens"]["total"] == 20
+    assert context["warnings"] == [
+        "users/telegram:1/MEMORY.md is 40 tokens, over the 12-token budget: truncated to "
+        "12 tokens"
+    ]
