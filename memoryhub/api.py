@@ -179,6 +179,7 @@ api.add_router("/", "apps.api.facts.router")
 api.add_router("/", "apps.api.entries.router")
 api.add_router("/", "apps.api.learnings.router")
 api.add_router("/", "apps.api.runs.router")
+api.add_router("/", "apps.api.users.router")
 
 # Last, so it only catches what no router matched: an unknown /api/v1 path answers JSON.
 fallback = Router(auth=None)

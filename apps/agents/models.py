@@ -144,8 +144,9 @@ class ApiKey(models.Model):
 
 
 class AuditEvent(models.Model):
-    """A change a person made from a review page or the admin: who, what, when, and the
-    object before and after (JSON). Kept when the user goes; removed with the agent."""
+    """A change a person made from a review page or the admin, or an end user's erasure
+    (also by API key or command): who, what, when, and the object before and after (JSON).
+    Kept when the user goes; removed with the agent."""
 
     agent = models.ForeignKey(
         Agent, on_delete=models.CASCADE, null=True, blank=True, related_name="audit_events"
@@ -154,7 +155,7 @@ class AuditEvent(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     username = models.CharField(max_length=150)
-    source = models.CharField(max_length=16)  # "review" or "admin"
+    source = models.CharField(max_length=16)  # "review", "admin"; "api" or "cli" for an erasure
     action = models.CharField(max_length=64)  # e.g. fact.approve, learning.update
     object_type = models.CharField(max_length=64)
     object_id = models.CharField(max_length=64, blank=True, default="")

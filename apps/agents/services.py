@@ -178,13 +178,15 @@ def audit_record(
     target: Any,
     before: dict[str, Any] | None = None,
     after: dict[str, Any] | None = None,
+    username: str = "",
 ) -> AuditEvent:
-    """Record a change a person made (`source`: "review" or "admin") to `target`, with
-    JSON-safe snapshots before and after. Joins the caller's transaction."""
+    """Record a change made to `target` (`source`: "review" or "admin"; "api" or "cli" too
+    for an erasure), with JSON-safe snapshots before and after; `username` names who it was
+    when no person did it (an API key, a command). Joins the caller's transaction."""
     return AuditEvent.objects.create(
         agent=agent,
         user=user if isinstance(user, User) and user.pk else None,
-        username=getattr(user, "username", "") or "",
+        username=getattr(user, "username", "") or username,
         source=source,
         action=action,
         object_type=target._meta.model_name if hasattr(target, "_meta") else str(target),

@@ -386,3 +386,17 @@ def messages_mark_consolidated(*, ids: Sequence[uuid.UUID], kind: str, at: datet
     if kind not in Consolidation.values:
         raise ValueError(f"unknown consolidation kind {kind!r}")
     return Message.objects.filter(pk__in=list(ids)).update(consolidated_at=at, consolidation=kind)
+
+
+@transaction.atomic
+def sessions_erase_user(*, agent: Agent, user: str) -> dict[str, int]:
+    """Delete every session of one end user of the agent with its messages (and their token
+    states), summary, markers and meta; rows of other apps naming a session keep theirs
+    without it. The rows deleted per model label. The caller holds the agent's lock."""
+    if user == AGENT:
+        raise ValueError("the agent's own sessions are not a user's")
+    ids = list(Session.objects.filter(agent=agent, user=user).values_list("pk", flat=True))
+    _, deleted = Session.objects.filter(pk__in=ids).delete()
+    for session_id in ids:
+        working_memory.forget(session_id)
+    return deleted

@@ -29,6 +29,20 @@ def invalidate(session_id: uuid.UUID) -> None:
     transaction.on_commit(lambda: cache.set(_token_key(session_id), uuid.uuid4().hex, TTL_SECONDS))
 
 
+def forget(session_id: uuid.UUID) -> None:
+    """Drop the session's cached window, its messages with it, once the current transaction
+    commits: for a session erased for good, whose window must not outlive it in the cache."""
+
+    def drop() -> None:
+        token = cache.get(_token_key(session_id))
+        keys = [_token_key(session_id)]
+        if token is not None:
+            keys.append(_data_key(session_id, token))
+        cache.delete_many(keys)
+
+    transaction.on_commit(drop)
+
+
 def read_through(session_id: uuid.UUID, load: Callable[[], list]) -> list:
     """The cached list for the session, loading it with `load()` on a miss."""
     token = cache.get(_token_key(session_id))

@@ -1,4 +1,4 @@
-"""Request and response bodies for runs, history and the lifecycle endpoints."""
+"""Request and response bodies for runs, history, the lifecycle endpoints and users."""
 
 import uuid
 from datetime import datetime
@@ -126,3 +126,36 @@ class HistoryFileOut(Schema):
     name: str
     content: str
     bytes: int
+
+
+class UserErasedOut(Schema):
+    sessions: int
+    messages: int
+    summaries: int
+    facts: int
+    fact_versions: int
+    entries: int
+    entry_aliases: int
+    entry_changes: int
+    learnings: int
+    history: int
+    runs: int
+
+
+class UserEraseOut(Schema):
+    user: str
+    deleted: UserErasedOut = Field(description="The rows of the user deleted, by kind.")
+
+
+class UserQuery(PageQuery):  # GET /users
+    pass
+
+
+class AgentUserOut(Schema):
+    user: str
+    sessions: int = Field(description="The user's sessions (0: only memory rows are left).")
+
+
+class AgentUserPage(Schema):
+    items: list[AgentUserOut]
+    next_cursor: str | None

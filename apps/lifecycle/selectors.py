@@ -1,14 +1,21 @@
-"""Reads for runs and history, always scoped to one agent."""
+"""Reads for runs and history, and about the agent's end users (who they are, what an
+erasure would delete), always scoped to one agent."""
 
-from django.db.models import QuerySet
+from dataclasses import dataclass
+
+from django.db.models import Count, Q, QuerySet
 
 from apps.agents.models import Agent
-from apps.agents.users import EVERYONE, Audience
-from apps.conversations.models import Session
+from apps.agents.users import AGENT, EVERYONE, Audience
+from apps.conversations.models import Message, Session, Summary
 from apps.core.errors import InvalidInput, NotFound
-from apps.core.pagination import Page, keyset_paginate
+from apps.core.pagination import Page, decode_cursor, encode_cursor, keyset_paginate
 from apps.entries import names
+from apps.entries.models import Entry, EntryAlias, EntryChange
+from apps.facts.models import Fact, FactVersion
+from apps.learnings.models import Learning
 from apps.lifecycle.models import HistoryEntry, Run
+from apps.lifecycle.services.erasure import UserErased, erased_user, from_session, user_archives
 from apps.lifecycle.services.history import history_files, month_range
 
 
@@ -85,3 +92,73 @@ def history_document(*, agent: Agent, name: str, audience: Audience = EVERYONE) 
     if name not in files:
         raise NotFound(f"no history in '{name}'", loc=["path", "name"])
     return files[name]
+
+
+def user_erasure_counts(*, agent: Agent, user: str) -> UserErased:
+    """What user_erase would delete now, counted without deleting anything (the review
+    page's confirmation); a 422, as user_erase's, for the agent or a user that is not one."""
+    user = erased_user(user)
+    sessions = list(Session.objects.filter(agent=agent, user=user).order_by("pk"))
+    entries = Entry.objects.filter(agent=agent).filter(
+        Q(user=user) | Q(pk__in=user_archives(sessions))
+    )
+    of_entries = Q(agent=agent) & (Q(user=user) | Q(entry__in=entries))
+    facts = Fact.objects.filter(agent=agent, user=user)
+    mine = from_session(agent, user, sessions)
+    return UserErased(
+        sessions=len(sessions),
+        messages=Message.objects.filter(session__in=sessions).count(),
+        summaries=Summary.objects.filter(session__in=sessions).count(),
+        facts=facts.count(),
+        fact_versions=FactVersion.objects.filter(fact__in=facts).count(),
+        entries=entries.count(),
+        entry_aliases=EntryAlias.objects.filter(of_entries).count(),
+        entry_changes=EntryChange.objects.filter(of_entries).count(),
+        learnings=Learning.objects.filter(agent=agent, user=user).count(),
+        history=HistoryEntry.objects.filter(mine).count(),
+        runs=Run.objects.filter(mine).count(),
+    )
+
+
+@dataclass(frozen=True)
+class AgentUser:
+    user: str
+    sessions: int  # the user's sessions (0: only memory rows are left of them)
+
+
+@dataclass(frozen=True)
+class UsersPage:
+    items: list[AgentUser]
+    next_cursor: str | None
+
+
+# Every table with a `user` column a user's rows may be left in (aliases go with entries).
+_USER_TABLES = (Session, Fact, Entry, EntryChange, Learning, HistoryEntry, Run)
+
+
+def agent_users_page(*, agent: Agent, cursor: str | None = None, limit: int = 50) -> UsersPage:
+    """The agent's end users in name order, each with the number of their sessions: everyone
+    named by a session or by a row of memory (whom an erasure would find)."""
+    after = decode_cursor(cursor, size=1, purpose="users")[0] if cursor else None
+    parts = []
+    for model in _USER_TABLES:
+        qs = model._default_manager.filter(agent=agent).exclude(user=AGENT)
+        if after is not None:
+            qs = qs.filter(user__gt=after)
+        parts.append(qs.order_by().values_list("user", flat=True))
+    first, *rest = parts
+    users = list(first.union(*rest).order_by("user")[: limit + 1])
+    next_cursor = None
+    if len(users) > limit:
+        users = users[:limit]
+        next_cursor = encode_cursor([users[-1]], purpose="users")
+    sessions = dict(
+        Session.objects.filter(agent=agent, user__in=users)
+        .order_by()
+        .values_list("user")
+        .annotate(n=Count("pk"))
+    )
+    return UsersPage(
+        items=[AgentUser(user=u, sessions=sessions.get(u, 0)) for u in users],
+        next_cursor=next_cursor,
+    )

@@ -6,6 +6,7 @@ from apps.review.views import (
     agent,
     dashboard,
     entries,
+    erasure,
     facts,
     learnings,
     queue,
@@ -48,4 +49,5 @@ urlpatterns = [
     path(A + "runs/<int:run_id>/retry/", runs.run_retry, name="run_retry"),
     path(A + "users/", users.user_list, name="users"),
     path(A + "users/<str:user>/", users.user_detail, name="user"),
+    path(A + "users/<str:user>/erase/", erasure.user_erase_confirm, name="user_erase"),
 ]

@@ -1,10 +1,16 @@
-"""Writes the search layer owns: repairing its side tables."""
+# ruff: noqa: S608 - table names come from the corpus registry; values are parameters.
+"""Writes the search layer owns: repairing its side tables, and purging what deleted rows
+leave in them."""
+
+from collections.abc import Collection
 
 from django.db import connection, transaction
+from django.db.backends.utils import CursorWrapper
+from django.db.models import Model
 
 from apps.search.backends import sqlite
-from apps.search.backends.base import table_spec
-from apps.search.corpora import all_corpora
+from apps.search.backends.base import bm25_tables, fts_table, table_spec, trigram_index
+from apps.search.corpora import Corpus, all_corpora
 
 
 def search_indexes_rebuild() -> list[str]:
@@ -30,3 +36,41 @@ def search_indexes_rebuild() -> list[str]:
                 cursor.execute(statement)
         rebuilt.append(corpus.name)
     return rebuilt
+
+
+def search_index_purge(*, agent_id: int, models: Collection[type[Model]]) -> list[str]:
+    """Leave no token of the rows just deleted from `models` in their keyword side tables,
+    inside the caller's transaction (an erasure's). The triggers already removed the rows'
+    documents, postings and vectors; what stays is, on SQLite, the FTS5 segments, which a
+    delete only marks until they merge (all are merged: "optimize", a rewrite of the whole
+    index), and on PostgreSQL the agent's terms no document holds any more (df 0). Returns
+    the side tables purged."""
+    corpora = [c for c in all_corpora() if c.text_fields and c.model in models]
+    with connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
+            return _merge_fts5(cursor, corpora)
+        purged = []
+        for corpus in corpora:
+            _, term, _ = bm25_tables(corpus.table)
+            # Locked in (agent, term) order, as the triggers' upserts lock them.
+            cursor.execute(
+                f"DELETE FROM {term} WHERE agent_id = %s AND term IN (SELECT term FROM {term} "
+                f"WHERE agent_id = %s AND df <= 0 ORDER BY term FOR UPDATE)",
+                [agent_id, agent_id],
+            )
+            purged.append(term)
+        return purged
+
+
+def _merge_fts5(cursor: CursorWrapper, corpora: list[Corpus]) -> list[str]:
+    """Merge every segment of the corpora's FTS5 tables, keyword and contains (trigram)."""
+    existing = set(connection.introspection.table_names(cursor))
+    purged = []
+    for corpus in corpora:
+        tables = [fts_table(corpus.table)]
+        tables += [trigram_index(corpus.table, corpus.column(f)) for f in corpus.text_fields]
+        for table in tables:
+            if table in existing:
+                cursor.execute(f"INSERT INTO {table}({table}) VALUES('optimize')")
+                purged.append(table)
+    return purged

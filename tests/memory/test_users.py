@@ -279,6 +279,5 @@ def test_a_users_memory_md_stays_with_the_agents_within_the_budget(api):
     assert (own["tokens"], own["truncated"]) == (12, True)
     assert context["tokens"]["total"] == 20
     assert context["warnings"] == [
-        "users/telegram:1/MEMORY.md is 40 tokens, over the 12-token budget: truncated to "
-        "12 tokens"
+        "users/telegram:1/MEMORY.md is 40 tokens, over the 12-token budget: truncated to 12 tokens"
     ]

@@ -7,10 +7,11 @@ stored (exact-match dedup only) and the search layer's pipeline embeds it later:
 saved is lost.
 
 Sub-modules: validation, salience, categories, save (dedup), versions (update, supersede,
-delete), recall. Import from this package.
+delete), recall, erasure (a user's facts). Import from this package.
 """
 
 from apps.facts.services.categories import category_get_or_create, category_vectors
+from apps.facts.services.erasure import facts_erase_user
 from apps.facts.services.recall import RecallHit, RecallResult, facts_recall
 from apps.facts.services.review import (
     fact_merge,
@@ -52,6 +53,7 @@ __all__ = [
     "fact_update",
     "fact_write",
     "facts_approve",
+    "facts_erase_user",
     "facts_recall",
     "facts_refresh_salience",
     "facts_touch",

@@ -1,5 +1,6 @@
 """The one write path for error memory (seed 000) and learnings (seed 001)."""
 
+from apps.learnings.services.erasure import learnings_erase_user
 from apps.learnings.services.errors import (
     clean_json,
     error_capture,
@@ -42,6 +43,7 @@ __all__ = [
     "learning_create",
     "learning_delete",
     "learning_update",
+    "learnings_erase_user",
     "learnings_files",
     "learnings_import",
     "learnings_set_status",

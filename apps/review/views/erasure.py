@@ -1,0 +1,44 @@
+"""Erasing one end user of the agent (issue 26), after a confirmation: the page (linked from
+the user's page) shows what would be deleted; an editor's POST deletes it and leaves an
+audit event."""
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+
+from apps.core.errors import InvalidInput
+from apps.lifecycle.selectors import user_erasure_counts
+from apps.lifecycle.services.erasure import Actor, UserErased, erased_user, user_erase
+from apps.review.access import Access, agent_form
+from apps.review.links import user_url
+
+
+def _listed(counts: UserErased) -> list[tuple[str, int]]:
+    """(kind, count) pairs as the page names them: "fact versions", not "fact_versions"."""
+    return [(kind.replace("_", " "), n) for kind, n in counts.counts().items()]
+
+
+@agent_form
+def user_erase_confirm(request: HttpRequest, access: Access, user: str) -> HttpResponse:
+    """GET: every row of `user` an erasure would delete, counted, and the button; POST:
+    erase them, then the agent's users (the audit log shows the event)."""
+    try:
+        name = erased_user(user)
+    except InvalidInput as exc:
+        return HttpResponseBadRequest(exc.message)
+    if request.method == "POST":
+        actor = Actor(source="review", person=request.user)
+        erased = user_erase(agent=access.agent, user=name, actor=actor)
+        done = ", ".join(f"{kind} {n}" for kind, n in _listed(erased) if n) or "nothing was left"
+        messages.success(request, f"Erased user {name}: {done}.")
+        return redirect("review:users", access.agent.slug)
+    counts = user_erasure_counts(agent=access.agent, user=name)
+    context = {
+        "access": access,
+        "tab": "users",
+        "user": name,
+        "user_url": user_url(access.agent.slug, name),
+        "counts": _listed(counts),
+        "total": sum(counts.counts().values()),
+    }
+    return render(request, "review/user_erase.html", context)
