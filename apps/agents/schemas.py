@@ -1,8 +1,10 @@
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from ninja import Schema
-from pydantic import Field
+from pydantic import AfterValidator, Field
+
+from apps.agents.users import user_problem
 
 
 class AgentOut(Schema):
@@ -28,3 +30,51 @@ class TeamDocumentOut(Schema):
     team: str
     name: str = Field(description="The document's name in the agent's system prompt.")
     content: str
+
+
+def _user(value: str) -> str:
+    if problem := user_problem(value):
+        raise ValueError(problem)
+    return value.strip()
+
+
+# An end user of the agent (issue 26), as a call names them: "telegram:42".
+UserRef = Annotated[
+    str,
+    AfterValidator(_user),
+    Field(
+        description="The end user the call acts for: reads see the agent's memory and this "
+        'user\'s, writes belong to this user (unless scope is "agent").'
+    ),
+]
+ScopeName = Annotated[
+    Literal["agent", "user"],
+    Field(
+        description='Who a write belongs to: "user" (the session\'s or `user`; the default '
+        'when there is one) or "agent" (every user of the agent sees it).'
+    ),
+]
+
+
+class Owned(Schema):
+    """An output row's owner: the end user it belongs to, null for the agent's own."""
+
+    user: str | None = Field(None, description="The end user it belongs to; null: the agent's.")
+
+    @staticmethod
+    def resolve_user(obj: Any) -> str | None:
+        value = obj.get("user") if isinstance(obj, dict) else getattr(obj, "user", "")
+        return value or None
+
+
+class ForUser(Schema):
+    """A body's `user`: act for one end user of the agent (reads see the agent's memory and
+    theirs; writes are theirs)."""
+
+    user: UserRef | None = None
+
+
+class ScopedWrite(ForUser):
+    """A write's owner: `user`, or the session's user, unless `scope` is "agent"."""
+
+    scope: ScopeName | None = None

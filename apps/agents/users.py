@@ -27,15 +27,21 @@ def user_field() -> models.CharField:
     return models.CharField(max_length=USER_MAX, blank=True, default=AGENT)
 
 
-def clean_user(value: str | None, *, loc: list[str | int]) -> str | None:
-    """`value` stripped, or None when not given; a 422 for "", control characters or more
-    than USER_MAX characters."""
-    if value is None:
-        return None
+def user_problem(value: str) -> str:
+    """Why `value` is no user name ("" when it is one, once stripped)."""
     text = value.strip()
     if not text or len(text) > USER_MAX or has_control(text):
-        raise InvalidInput(f"user must be 1-{USER_MAX} printable characters", loc=loc)
-    return text
+        return f"user must be 1-{USER_MAX} printable characters"
+    return ""
+
+
+def clean_user(value: str | None, *, loc: list[str | int]) -> str | None:
+    """`value` stripped, or None when not given; InvalidInput (422) when it is no user."""
+    if value is None:
+        return None
+    if problem := user_problem(value):
+        raise InvalidInput(problem, loc=loc)
+    return value.strip()
 
 
 @dataclass(frozen=True)

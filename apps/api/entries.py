@@ -2,12 +2,16 @@
 workspace folder as an archive, out and in).
 
 Entries are addressed by name or alias in the path; names may contain '/' (daily logs), so
-the path parameter takes the rest of the URL.
+the path parameter takes the rest of the URL. Names are per owner (issue 26): with `user`, a
+read finds the user's entry before the agent's of the same name, and a write changes the
+user's (the agent's with scope "agent").
 """
 
 from django.http import HttpResponse
 from ninja import Query, Status
 
+from apps.agents.schemas import ForUser, ScopedWrite
+from apps.agents.users import Audience
 from apps.api.registry import Router
 from apps.api.request import AuthedHttpRequest, AuthedRequest
 from apps.core.pagination import Page, decode_id_cursor
@@ -19,17 +23,27 @@ from apps.memory.schemas import ImportOut, ImportQuery
 router = Router(tags=["entries"])
 
 
-def _fresh(request: AuthedRequest, name: str) -> Entry:
-    return selectors.entry_get(agent=request.auth, ref=name)
+def _owner(call: ScopedWrite) -> str:
+    return Audience(call.user).owner(call.scope)
+
+
+def _fresh(request: AuthedRequest, entry: Entry) -> Entry:
+    return selectors.entry_get(
+        agent=request.auth, ref=entry.name, audience=Audience(entry.user or None)
+    )
 
 
 @router.post("/entries", response={201: schemas.EntryOut})
 def add_entry(request: AuthedRequest, payload: schemas.EntryIn) -> Status[Entry]:
-    """Add: 409 if the name is already a name or an alias."""
+    """Add: 409 if the name is already a name or an alias of the same owner."""
     entry = services.entry_add(
-        agent=request.auth, name=payload.name, content=payload.content, kind=payload.kind
+        agent=request.auth,
+        name=payload.name,
+        content=payload.content,
+        kind=payload.kind,
+        owner=_owner(payload),
     )
-    return Status(201, _fresh(request, entry.name))
+    return Status(201, _fresh(request, entry))
 
 
 @router.get("/entries", response=schemas.EntryPage)
@@ -37,15 +51,19 @@ def list_entries(request: AuthedRequest, query: Query[schemas.ListQuery]) -> Pag
     """Entries in id (insert) order, without content; `cursor` is a page's next_cursor."""
     return selectors.entries_page(
         agent=request.auth,
-        **query.dict(exclude={"cursor"}),
+        kind=query.kind,
+        limit=query.limit,
         after_id=decode_id_cursor(query.cursor, model=Entry),
+        audience=Audience(query.user),
     )
 
 
 @router.get("/entries/search", response=schemas.EntrySearchOut)
 def search_entries(request: AuthedRequest, query: Query[schemas.SearchQuery]) -> dict:
     """BM25 over name and content (aliases add no tokens); every hit has its score."""
-    hits = selectors.entries_search(agent=request.auth, query=query.q, limit=query.limit)
+    hits = selectors.entries_search(
+        agent=request.auth, query=query.q, limit=query.limit, audience=Audience(query.user)
+    )
     return {"items": [{"score": h.score, "entry": h.entry} for h in hits]}
 
 
@@ -53,44 +71,53 @@ def search_entries(request: AuthedRequest, query: Query[schemas.SearchQuery]) ->
 @router.post("/entries/{path:name}/aliases", response={201: schemas.AliasOut})
 def alias_entry(request: AuthedRequest, name: str, payload: schemas.EntryAliasIn) -> Status[dict]:
     """Alias: bind another name; 409 if it collides with any name or alias."""
-    alias = services.entry_alias(agent=request.auth, ref=name, alias=payload.alias)
-    return Status(201, {"alias": alias.name, "entry": _fresh(request, alias.entry.name)})
+    alias = services.entry_alias(
+        agent=request.auth, ref=name, alias=payload.alias, owner=_owner(payload)
+    )
+    return Status(201, {"alias": alias.name, "entry": _fresh(request, alias.entry)})
 
 
 @router.get("/entries/{path:name}", response=schemas.EntryOut)
-def get_entry(request: AuthedRequest, name: str) -> Entry:
-    return selectors.entry_get(agent=request.auth, ref=name)
+def get_entry(request: AuthedRequest, name: str, query: Query[ForUser]) -> Entry:
+    """With `user`, the user's entry of that name before the agent's."""
+    return selectors.entry_get(agent=request.auth, ref=name, audience=Audience(query.user))
 
 
 @router.put("/entries/{path:name}", response=schemas.EntryOut)
 def write_entry(request: AuthedRequest, name: str, payload: schemas.EntryWrite) -> Entry:
     """Write: replace an entry's content; the old content is kept in its change log."""
-    entry = services.entry_write(agent=request.auth, ref=name, content=payload.content)
-    return _fresh(request, entry.name)
+    entry = services.entry_write(
+        agent=request.auth, ref=name, content=payload.content, owner=_owner(payload)
+    )
+    return _fresh(request, entry)
 
 
 @router.patch("/entries/{path:name}", response=schemas.EntryOut)
 def rename_entry(request: AuthedRequest, name: str, payload: schemas.EntryRename) -> Entry:
     """Rename: 409 if the new name is any name or alias; an archive keeps its old name as an
     alias, so compact markers still resolve."""
-    entry = services.entry_rename(agent=request.auth, ref=name, new_name=payload.name)
-    return _fresh(request, entry.name)
+    entry = services.entry_rename(
+        agent=request.auth, ref=name, new_name=payload.name, owner=_owner(payload)
+    )
+    return _fresh(request, entry)
 
 
 @router.delete("/entries/{path:name}", response={204: None})
-def remove_entry(request: AuthedRequest, name: str) -> Status[None]:
+def remove_entry(request: AuthedRequest, name: str, query: Query[ScopedWrite]) -> Status[None]:
     """Remove: delete an entry with all its aliases; its content stays in its change log."""
-    services.entry_remove(agent=request.auth, ref=name)
+    services.entry_remove(agent=request.auth, ref=name, owner=_owner(query))
     return Status(204, None)
 
 
 @router.get("/workspace/export", tags=["memory"])
-def export_workspace(request: AuthedRequest) -> HttpResponse:
+def export_workspace(request: AuthedRequest, query: Query[ForUser]) -> HttpResponse:
     """The workspace folder (entries as files, seeds 001/004, with the generated HISTORY
-    files) as a deterministic .tar.gz."""
-    data = memory.workspace_archive(agent=request.auth)
+    files) as a deterministic .tar.gz. With `user`: that user's memory alone (their entries,
+    HISTORY, learnings and facts), for a data-access request."""
+    data = memory.workspace_archive(agent=request.auth, user=query.user)
     response = HttpResponse(data, content_type="application/gzip")
-    response["Content-Disposition"] = f'attachment; filename="{request.auth.slug}-workspace.tar.gz"'
+    name = request.auth.slug if query.user is None else f"{request.auth.slug}-user"
+    response["Content-Disposition"] = f'attachment; filename="{name}-workspace.tar.gz"'
     return response
 
 

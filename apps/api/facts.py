@@ -1,7 +1,10 @@
-"""/facts (seeds 001, 002): list, create (with dedup), read, edit, supersede, delete."""
+"""/facts (seeds 001, 002): list, create (with dedup), read, edit, supersede, delete.
+With `user` (issue 26) a call sees the agent's facts and that user's, and creates theirs."""
 
 from ninja import Query, Status
 
+from apps.agents.schemas import ForUser
+from apps.agents.users import Audience
 from apps.api.registry import Router
 from apps.api.request import AuthedRequest
 from apps.core.pagination import Page, decode_id_cursor
@@ -15,8 +18,9 @@ router = Router(tags=["facts"])
 def list_facts(request: AuthedRequest, query: Query[schemas.FactQuery]) -> Page[Fact]:
     return selectors.facts_page(
         agent=request.auth,
-        **query.dict(exclude={"cursor"}),
+        **query.dict(exclude={"cursor", "user"}),
         after_id=decode_id_cursor(query.cursor, model=Fact),
+        audience=Audience(query.user),
     )
 
 
@@ -32,19 +36,22 @@ def create_fact(request: AuthedRequest, payload: schemas.FactIn) -> Status[dict]
         importance=payload.importance,
         source=payload.source,
         pending=payload.review and request.auth.config.fact_review,
+        user=Audience(payload.user).owner(payload.scope),
     )
     return Status(200 if result.deduped else 201, schemas.save_out(result))
 
 
 @router.get("/facts/{int:fact_id}", response=schemas.FactOut)
-def get_fact(request: AuthedRequest, fact_id: int) -> Fact:
-    return selectors.fact_get(agent=request.auth, fact_id=fact_id)
+def get_fact(request: AuthedRequest, fact_id: int, query: Query[ForUser]) -> Fact:
+    return selectors.fact_get(agent=request.auth, fact_id=fact_id, audience=Audience(query.user))
 
 
 @router.patch("/facts/{int:fact_id}", response=schemas.FactOut)
-def update_fact(request: AuthedRequest, fact_id: int, payload: schemas.FactPatch) -> Fact:
+def update_fact(
+    request: AuthedRequest, fact_id: int, payload: schemas.FactPatch, query: Query[ForUser]
+) -> Fact:
     """Edit in place; a changed value is recorded as a version (old value, who, why)."""
-    fact = selectors.fact_get(agent=request.auth, fact_id=fact_id)
+    fact = selectors.fact_get(agent=request.auth, fact_id=fact_id, audience=Audience(query.user))
     services.fact_update(
         agent=request.auth,
         fact=fact,
@@ -55,15 +62,15 @@ def update_fact(request: AuthedRequest, fact_id: int, payload: schemas.FactPatch
         category=payload.category,
         importance=payload.importance,
     )
-    return selectors.fact_get(agent=request.auth, fact_id=fact_id)
+    return selectors.fact_get(agent=request.auth, fact_id=fact_id, audience=Audience(query.user))
 
 
 @router.post("/facts/{int:fact_id}/supersede", response={201: schemas.FactOut})
 def supersede_fact(
-    request: AuthedRequest, fact_id: int, payload: schemas.FactSupersede
+    request: AuthedRequest, fact_id: int, payload: schemas.FactSupersede, query: Query[ForUser]
 ) -> Status[Fact]:
     """Close the fact (valid_to = now) and create its successor; history is kept."""
-    fact = selectors.fact_get(agent=request.auth, fact_id=fact_id)
+    fact = selectors.fact_get(agent=request.auth, fact_id=fact_id, audience=Audience(query.user))
     successor = services.fact_supersede(
         agent=request.auth,
         fact=fact,
@@ -71,17 +78,20 @@ def supersede_fact(
         changed_by=payload.source,
         reason=payload.reason,
     )
-    return Status(201, selectors.fact_get(agent=request.auth, fact_id=successor.pk))
+    return Status(
+        201,
+        selectors.fact_get(agent=request.auth, fact_id=successor.pk, audience=Audience(query.user)),
+    )
 
 
 @router.get("/facts/{int:fact_id}/versions", response=list[schemas.FactVersionOut])
-def fact_versions(request: AuthedRequest, fact_id: int) -> list[FactVersion]:
-    fact = selectors.fact_get(agent=request.auth, fact_id=fact_id)
+def fact_versions(request: AuthedRequest, fact_id: int, query: Query[ForUser]) -> list[FactVersion]:
+    fact = selectors.fact_get(agent=request.auth, fact_id=fact_id, audience=Audience(query.user))
     return list(selectors.fact_versions(fact=fact))
 
 
 @router.delete("/facts/{int:fact_id}", response={204: None})
-def delete_fact(request: AuthedRequest, fact_id: int) -> Status[None]:
-    fact = selectors.fact_get(agent=request.auth, fact_id=fact_id)
+def delete_fact(request: AuthedRequest, fact_id: int, query: Query[ForUser]) -> Status[None]:
+    fact = selectors.fact_get(agent=request.auth, fact_id=fact_id, audience=Audience(query.user))
     services.fact_delete(agent=request.auth, fact=fact)
     return Status(204, None)

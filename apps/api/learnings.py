@@ -3,6 +3,9 @@ name one of the agent's sessions by id or key; sessions.session_of resolves it."
 
 from ninja import Query, Status
 
+from apps.agents.schemas import ForUser
+from apps.agents.users import Audience
+from apps.api.audience import owner_for
 from apps.api.registry import Router
 from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
@@ -80,34 +83,45 @@ def add_learning(request: AuthedRequest, payload: schemas.LearningIn) -> Status[
     session = session_of(request, payload.session_id)
     learning = services.learning_create(
         agent=request.auth,
-        **payload.dict(exclude={"session_id"}),
+        **payload.dict(exclude={"session_id", "user", "scope"}),
         session_id=session.pk if session else None,
         session_key=session.key if session else "",
+        user=owner_for(session, payload.user, payload.scope),
     )
     return Status(201, learning)
 
 
 @router.get("/learnings", response=schemas.LearningPage)
 def list_learnings(request: AuthedRequest, query: Query[schemas.LearningQuery]) -> Page[Learning]:
-    return selectors.learnings_page(agent=request.auth, **query.dict())
+    return selectors.learnings_page(
+        agent=request.auth, **query.dict(exclude={"user"}), audience=Audience(query.user)
+    )
+
+
+def _learning(request: AuthedRequest, learning_id: int, user: str | None) -> Learning:
+    return selectors.learning_get(
+        agent=request.auth, learning_id=learning_id, audience=Audience(user)
+    )
 
 
 @router.get("/learnings/{learning_id}", response=schemas.LearningOut)
-def get_learning(request: AuthedRequest, learning_id: int) -> Learning:
-    return selectors.learning_get(agent=request.auth, learning_id=learning_id)
+def get_learning(request: AuthedRequest, learning_id: int, query: Query[ForUser]) -> Learning:
+    return _learning(request, learning_id, query.user)
 
 
 @router.patch("/learnings/{learning_id}", response=schemas.LearningOut)
 def update_learning(
-    request: AuthedRequest, learning_id: int, payload: schemas.LearningPatch
+    request: AuthedRequest, learning_id: int, payload: schemas.LearningPatch, query: Query[ForUser]
 ) -> Learning:
     """Edit, approve (status active) or archive a learning."""
-    learning = selectors.learning_get(agent=request.auth, learning_id=learning_id)
+    learning = _learning(request, learning_id, query.user)
     return services.learning_update(learning=learning, **payload.dict())
 
 
 @router.delete("/learnings/{learning_id}", response={204: None})
-def delete_learning(request: AuthedRequest, learning_id: int) -> Status[None]:
-    learning = selectors.learning_get(agent=request.auth, learning_id=learning_id)
+def delete_learning(
+    request: AuthedRequest, learning_id: int, query: Query[ForUser]
+) -> Status[None]:
+    learning = _learning(request, learning_id, query.user)
     services.learning_delete(learning=learning)
     return Status(204, None)

@@ -41,7 +41,11 @@ def memory_recall(request: AuthedRequest, payload: RecallIn) -> dict:
     """Semantic recall over facts: matching categories, scoped search, flat fallback.
     A `k` over the team's recall_k ceiling is 422."""
     within_ceiling(request.auth, "recall_k", payload.k, loc=["body", "k"])
-    result = services.memory_recall(agent=request.auth, **payload.dict())
+    result = services.memory_recall(
+        agent=request.auth,
+        **payload.dict(exclude={"session_id"}),
+        session_ref=payload.session_id,
+    )
     return {
         "items": [
             {"fact": h.fact, "similarity": h.similarity, "score": h.score, "tier": h.tier}
@@ -60,7 +64,15 @@ def memory_search(request: AuthedRequest, payload: SearchIn) -> dict:
     ["semantic"]`, when the query cannot be embedded. A `k` over the team's memory_search_k
     ceiling is 422."""
     within_ceiling(request.auth, "memory_search_k", payload.k, loc=["body", "k"])
-    result = selectors.memory_search(agent=request.auth, **payload.dict())
+    session = (
+        session_get(agent=request.auth, ref=payload.session_id) if payload.session_id else None
+    )
+    result = selectors.memory_search(
+        agent=request.auth,
+        query=payload.query,
+        k=payload.k,
+        audience=services.session_audience(session, payload.user),
+    )
     return {"items": result.items, "degraded": result.degraded}
 
 

@@ -5,6 +5,9 @@ from collections.abc import Callable
 
 from ninja import Query
 
+from apps.agents.schemas import ForUser
+from apps.agents.users import Audience
+from apps.api.audience import audience_for
 from apps.api.registry import Router
 from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
@@ -20,11 +23,14 @@ def _listing(
     request: AuthedRequest,
     query: schemas.RunQuery | schemas.HistoryQuery,
 ) -> Page:
-    """The selector's page of the agent's rows; the query's session_id names a session."""
+    """The selector's page of the rows the call sees; the query's session_id names a
+    session, its `user` an end user."""
+    session = session_of(request, query.session_id)
     return selector(
         agent=request.auth,
-        session=session_of(request, query.session_id),
-        **query.dict(exclude={"session_id"}),
+        session=session,
+        audience=audience_for(session, query.user),
+        **query.dict(exclude={"session_id", "user"}),
     )
 
 
@@ -35,9 +41,9 @@ def list_runs(request: AuthedRequest, query: Query[schemas.RunQuery]) -> Page[Ru
 
 
 @router.get("/runs/{run_id}", response=schemas.RunDetailOut)
-def get_run(request: AuthedRequest, run_id: int) -> Run:
+def get_run(request: AuthedRequest, run_id: int, query: Query[ForUser]) -> Run:
     """One run with the model's raw answer and the facts it stored."""
-    return selectors.run_get(agent=request.auth, run_id=run_id)
+    return selectors.run_get(agent=request.auth, run_id=run_id, audience=Audience(query.user))
 
 
 @router.get("/memory/history", response=schemas.HistoryPage)
@@ -47,7 +53,10 @@ def history(request: AuthedRequest, query: Query[schemas.HistoryQuery]) -> Page[
 
 
 @router.get("/memory/history/files/{path:name}", response=schemas.HistoryFileOut)
-def history_file(request: AuthedRequest, name: str) -> dict:
-    """memory/HISTORY.md or memory/HISTORY-YYYY-MM.md, rendered (read-only)."""
-    content = selectors.history_document(agent=request.auth, name=name)
+def history_file(request: AuthedRequest, name: str, query: Query[ForUser]) -> dict:
+    """memory/HISTORY.md or memory/HISTORY-YYYY-MM.md, rendered (read-only); with `user`,
+    of the agent's entries and that user's."""
+    content = selectors.history_document(
+        agent=request.auth, name=name, audience=Audience(query.user)
+    )
     return {"name": name, "content": content, "bytes": len(content.encode("utf-8"))}

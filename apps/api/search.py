@@ -1,6 +1,7 @@
 """/search (the agent's messages: semantic, keyword, hybrid or contains) and /search/status
 (the embedding backlog of every corpus)."""
 
+from apps.api.audience import audience_for
 from apps.api.registry import Router
 from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
@@ -28,12 +29,14 @@ def search_chat_history(request: AuthedRequest, payload: ChatSearchIn) -> dict:
     When the query cannot be embedded, semantic and hybrid answer from BM25 with
     `degraded: ["semantic"]`."""
     roles = [payload.role] if isinstance(payload.role, str) else payload.role
+    session = session_of(request, payload.session_id)
     result = search.message_search(
+        audience=audience_for(session, payload.user),
         agent=request.auth,
         query=payload.query,
         mode=payload.mode,
         k=payload.k,
-        session=session_of(request, payload.session_id),
+        session=session,
         roles=roles,
         after=as_utc(payload.after) if payload.after else None,
         before=as_utc(payload.before) if payload.before else None,

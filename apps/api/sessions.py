@@ -16,7 +16,7 @@ from apps.conversations import schemas, selectors, services
 from apps.conversations.models import Message, Session
 from apps.conversations.selectors import Window
 from apps.conversations.services import NewMessage
-from apps.core.pagination import Page, PageQuery
+from apps.core.pagination import Page
 from apps.learnings.schemas import hint_out
 from apps.lifecycle import services as lifecycle
 from apps.lifecycle.models import Trigger
@@ -48,7 +48,7 @@ def create_session(request: AuthedRequest, payload: schemas.SessionIn) -> Status
 
 
 @router.get("/sessions", response=schemas.SessionPage)
-def list_sessions(request: AuthedRequest, query: Query[PageQuery]) -> Page[Session]:
+def list_sessions(request: AuthedRequest, query: Query[schemas.SessionQuery]) -> Page[Session]:
     return selectors.sessions_page(agent=request.auth, **query.dict())
 
 

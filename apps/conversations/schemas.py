@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from ninja import Schema
 from pydantic import AfterValidator, Field
 
+from apps.agents.schemas import ForUser, Owned, UserRef
 from apps.core.fields import FiniteFloat, JsonObject, JsonObjectList, UtcDatetime, bounded_json
 from apps.core.pagination import PageQuery
 
@@ -29,8 +30,17 @@ class SessionIn(Schema):
         pattern=r"^[A-Za-z0-9._:@\-]+$",
         description="The agent's own identifier for the session; a session with it is reused.",
     )
+    user: UserRef | None = Field(
+        None,
+        description="The end user the agent talks to here, set at creation: what is "
+        "remembered in this session is theirs, and it reads the agent's memory and theirs.",
+    )
     title: str = Field("", max_length=500)
     metadata: JsonObject = Field(default_factory=dict)
+
+
+class SessionQuery(PageQuery):
+    user: UserRef | None = Field(None, description="Only this end user's sessions.")
 
 
 class SessionPatch(Schema):
@@ -38,7 +48,7 @@ class SessionPatch(Schema):
     metadata: JsonObject | None = None
 
 
-class SessionOut(Schema):
+class SessionOut(Owned):
     id: uuid.UUID
     key: str
     title: str
@@ -147,7 +157,7 @@ SearchMode = Literal["semantic", "keyword", "hybrid", "contains"]
 Scalar = str | int | float | bool
 
 
-class ChatSearchIn(Schema):
+class ChatSearchIn(ForUser):
     query: str
     mode: SearchMode = "semantic"
     k: int = Field(10, ge=1, le=100)

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db.models import F, Q, QuerySet
 
 from apps.agents.models import Agent
+from apps.agents.users import EVERYONE, Audience
 from apps.conversations.models import Message, Role, Session
 from apps.core.errors import InvalidInput
 from apps.providers.embeddings import EmbeddingError
@@ -87,9 +88,10 @@ def _scope(
     after: datetime | None,
     before: datetime | None,
     metadata: dict | None,
+    audience: Audience = EVERYONE,
 ) -> QuerySet[Message] | None:
     """The filters as a queryset, or None when the search is agent-wide and unfiltered."""
-    q = Q()
+    q = audience.q("session__user")
     if session is not None:
         q &= Q(session=session)
     if roles:
@@ -196,8 +198,10 @@ def message_search(
     before: datetime | None = None,
     metadata: dict | None = None,
     min_score: float | None = None,
+    audience: Audience = EVERYONE,
 ) -> SearchResult:
-    """Search the agent's messages (or one session's); hits carry merged context windows.
+    """Search the agent's messages that `audience` sees (or one session's); hits carry
+    merged context windows.
 
     semantic: cosine to the query; keyword: BM25 over the archive (before each session's
     compaction cutoff) plus substring matches in the hot window; hybrid: RRF of BM25 and
@@ -208,7 +212,13 @@ def message_search(
     """
     _validate(query, mode, k, metadata)
     scope = _scope(
-        agent=agent, session=session, roles=roles, after=after, before=before, metadata=metadata
+        agent=agent,
+        session=session,
+        roles=roles,
+        after=after,
+        before=before,
+        metadata=metadata,
+        audience=audience,
     )
     request = _Request(agent=agent, query=query, k=k, scope=scope, exact=session is not None)
     fused = _MODES[mode](request)

@@ -36,9 +36,13 @@ def session_get(*, agent: Agent, ref: str) -> Session:
     return session
 
 
-def sessions_page(*, agent: Agent, cursor: str | None, limit: int) -> Page[Session]:
-    """The agent's sessions, newest first."""
+def sessions_page(
+    *, agent: Agent, cursor: str | None, limit: int, user: str | None = None
+) -> Page[Session]:
+    """The agent's sessions (of `user` alone when given), newest first."""
     qs = Session.objects.filter(agent=agent)
+    if user is not None:
+        qs = qs.filter(user=user)
     return keyset_paginate(
         qs, fields=("created_at", "id"), cursor=cursor, limit=limit, descending=True
     )
@@ -246,3 +250,8 @@ def messages_left_window(*, session: Session, meta: SessionMeta | None) -> Query
 def unconsolidated_messages(*, session: Session) -> QuerySet[Message]:
     """The session's messages no consolidation has covered yet, oldest first."""
     return session_messages(session=session).filter(consolidated_at__isnull=True)
+
+
+def user_sessions(*, agent: Agent, user: str) -> QuerySet[Session]:
+    """The sessions of one end user of the agent, oldest first."""
+    return Session.objects.filter(agent=agent, user=user).order_by("created_at", "id")

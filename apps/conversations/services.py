@@ -14,6 +14,7 @@ from django.utils import timezone
 from apps.agents.config import AgentConfig
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
+from apps.agents.users import AGENT
 from apps.conversations import working_memory
 from apps.conversations.models import (
     CompactMarker,
@@ -62,23 +63,37 @@ class ResetResult:
 
 
 def session_create(
-    *, agent: Agent, key: str | None = None, title: str = "", metadata: dict | None = None
+    *,
+    agent: Agent,
+    key: str | None = None,
+    user: str | None = None,
+    title: str = "",
+    metadata: dict | None = None,
 ) -> tuple[Session, bool]:
-    """Create a session, or return the agent's existing one with that key (created=False)."""
+    """Create a session, or return the agent's existing one with that key (created=False);
+    Conflict when that session belongs to another user than `user`."""
     session_id = uuid.uuid4()
     key = key or str(session_id)
     existing = Session.objects.filter(agent=agent, key=key).first()
-    if existing is not None:
-        return existing, False
-    try:
-        with transaction.atomic():
-            session = Session.objects.create(
-                id=session_id, agent=agent, key=key, title=title, metadata=metadata or {}
-            )
-    except IntegrityError:
-        # A concurrent create with the same key won; the caller gets that session.
-        return Session.objects.get(agent=agent, key=key), False
-    return session, True
+    if existing is None:
+        try:
+            with transaction.atomic():
+                session = Session.objects.create(
+                    id=session_id,
+                    agent=agent,
+                    key=key,
+                    user=user or AGENT,
+                    title=title,
+                    metadata=metadata or {},
+                )
+            return session, True
+        except IntegrityError:
+            # A concurrent create with the same key won; the caller gets that session.
+            existing = Session.objects.get(agent=agent, key=key)
+    if user is not None and existing.user != user:
+        # A key names one conversation: it never moves from one user to another.
+        raise Conflict("this key names a session of another user", loc=["body", "user"])
+    return existing, False
 
 
 def session_update(

@@ -27,6 +27,8 @@ LEARNINGS = (LEARNINGS_ERRORS, LEARNINGS_CORRECTIONS)
 TEAM_AGENTS = TEAM_AGENTS_MD_NAME
 # Export metadata lives here; no entry may take a name under it.
 META_DIR = ".memoryhub"
+# A user's export (a data-access request): their sessions, messages and facts as JSON.
+USER_DATA = META_DIR + "/user-data.json"
 # Names that are also API routes under /entries, so could never be addressed by path.
 ROUTE_NAMES = frozenset({"search"})
 

@@ -6,6 +6,7 @@ from typing import Literal
 from ninja import Schema
 from pydantic import Field
 
+from apps.agents.schemas import ForUser, Owned, ScopedWrite
 from apps.core.pagination import IdPageQuery
 
 
@@ -13,34 +14,36 @@ class EntryFilters(Schema):
     kind: str | None = Field(None, pattern="^(note|archive)$")
 
 
-class ListQuery(IdPageQuery, EntryFilters):  # GET /entries
+class ListQuery(IdPageQuery, EntryFilters, ForUser):  # GET /entries
     pass
 
 
-class SearchQuery(Schema):  # GET /entries/search
+class SearchQuery(ForUser):  # GET /entries/search
     q: str = Field(..., min_length=1, max_length=4000)
     limit: int = Field(20, ge=1, le=200)
 
 
-class EntryIn(Schema):
-    name: str = Field(..., description="Unique per agent; a safe relative path, e.g. MEMORY.md")
+class EntryIn(ScopedWrite):
+    name: str = Field(
+        ..., description="Unique per owner (the agent, a user); a safe relative path: MEMORY.md"
+    )
     content: str = ""
     kind: Literal["note", "archive"] = "note"
 
 
-class EntryWrite(Schema):
+class EntryWrite(ScopedWrite):
     content: str
 
 
-class EntryRename(Schema):
+class EntryRename(ScopedWrite):
     name: str
 
 
-class EntryAliasIn(Schema):
+class EntryAliasIn(ScopedWrite):
     alias: str
 
 
-class EntryOut(Schema):
+class EntryOut(Owned):
     id: int
     name: str
     aliases: list[str]
@@ -60,7 +63,7 @@ class EntryOut(Schema):
         return len(obj.content.encode("utf-8"))
 
 
-class EntrySummary(Schema):
+class EntrySummary(Owned):
     id: int
     name: str
     aliases: list[str]

@@ -1,4 +1,4 @@
-"""Reads for entries, always scoped to one agent."""
+"""Reads for entries, always scoped to one agent, and to an audience of its users."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from django.db.models import Prefetch, Q, QuerySet
 
 from apps.agents.models import Agent
+from apps.agents.users import AGENT, EVERYONE, Audience
 from apps.core.errors import NotFound
 from apps.core.pagination import Page, id_paginate
 from apps.entries.models import Action, Entry, EntryAlias, EntryChange, Kind
@@ -22,41 +23,69 @@ def _with_aliases(qs: QuerySet[Entry]) -> QuerySet[Entry]:
     return qs.prefetch_related(Prefetch("aliases", queryset=EntryAlias.objects.order_by("id")))
 
 
-def entry_get(*, agent: Agent, ref: str) -> Entry:
-    """The agent's entry by name or alias; NotFound otherwise."""
-    qs = _with_aliases(Entry.objects.filter(agent=agent))
-    entry = qs.filter(name=ref).first()
-    if entry is None:
-        entry = qs.filter(aliases__name=ref).first()
+def _own_first(found: Iterable[Entry]) -> Entry | None:
+    """A user's entry before the agent's of the same name (their MEMORY.md, say)."""
+    return min(found, key=lambda e: (e.user == AGENT, e.pk), default=None)
+
+
+def entry_get(*, agent: Agent, ref: str, audience: Audience = EVERYONE) -> Entry:
+    """The entry by name or alias that `audience` sees, the user's own before the agent's
+    (everyone: the agent's first); NotFound otherwise."""
+    qs = _with_aliases(Entry.objects.filter(audience.q(), agent=agent))
+    found = list(qs.filter(name=ref)) or list(qs.filter(aliases__name=ref).distinct())
+    if audience.user is None:
+        entry = min(found, key=lambda e: (e.user != AGENT, e.pk), default=None)
+    else:
+        entry = _own_first(found)
     if entry is None:
         raise NotFound(f"no entry named '{ref}'", loc=["path", "name"])
     return entry
 
 
 def entries_page(
-    *, agent: Agent, kind: str | None, after_id: int | None, limit: int
+    *,
+    agent: Agent,
+    kind: str | None,
+    after_id: int | None,
+    limit: int,
+    audience: Audience = EVERYONE,
 ) -> Page[Entry]:
-    """Entries in id order (the monotonic insert order), `limit` per page."""
-    qs = _with_aliases(Entry.objects.filter(agent=agent))
+    """Entries `audience` sees in id order (the monotonic insert order), `limit` per page."""
+    qs = _with_aliases(Entry.objects.filter(audience.q(), agent=agent))
     if kind:
         qs = qs.filter(kind=kind)
     return id_paginate(qs, after_id=after_id, limit=limit)
 
 
-def documents(*, agent: Agent, names: Iterable[str]) -> dict[str, Entry]:
-    """The named Note/Archive entries that exist, by name (one query)."""
-    return {e.name: e for e in Entry.objects.filter(agent=agent, name__in=list(names))}
+def entries_visible(*, agent: Agent, audience: Audience = EVERYONE) -> QuerySet[Entry]:
+    """The entries `audience` sees."""
+    return Entry.objects.filter(audience.q(), agent=agent)
 
 
-def entries_all(*, agent: Agent) -> list[Entry]:
-    """Every entry of the agent with its aliases, in id order (export)."""
-    return list(_with_aliases(Entry.objects.filter(agent=agent)).order_by("id"))
+def documents(*, agent: Agent, names: Iterable[str], owner: str = AGENT) -> dict[str, Entry]:
+    """`owner`'s named Note/Archive entries that exist, by name (one query)."""
+    rows = Entry.objects.filter(agent=agent, user=owner, name__in=list(names))
+    return {e.name: e for e in rows}
 
 
-def entries_search(*, agent: Agent, query: str, limit: int) -> list[EntryHit]:
-    """BM25 over name + content (seed 003), best first with scores; the caller picks a cutoff."""
-    hits = keyword_search("entries", agent_id=agent.pk, query=query, limit=limit)
-    by_id = _with_aliases(Entry.objects.filter(agent=agent)).in_bulk([h.object_id for h in hits])
+def entries_all(*, agent: Agent, owner: str | None = None) -> list[Entry]:
+    """Every entry of the agent (of `owner` alone when given) with its aliases, in id order
+    (export)."""
+    qs = Entry.objects.filter(agent=agent)
+    if owner is not None:
+        qs = qs.filter(user=owner)
+    return list(_with_aliases(qs).order_by("id"))
+
+
+def entries_search(
+    *, agent: Agent, query: str, limit: int, audience: Audience = EVERYONE
+) -> list[EntryHit]:
+    """BM25 over name + content (seed 003) of the entries `audience` sees, best first with
+    scores; the caller picks a cutoff."""
+    seen = Entry.objects.filter(audience.q(), agent=agent)
+    scope = None if audience.user is None else seen
+    hits = keyword_search("entries", agent_id=agent.pk, query=query, limit=limit, queryset=scope)
+    by_id = _with_aliases(seen).in_bulk([h.object_id for h in hits])
     return [EntryHit(entry=by_id[h.object_id], score=h.score) for h in hits if h.object_id in by_id]
 
 

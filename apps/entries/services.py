@@ -4,6 +4,10 @@ Every write takes a per-agent lock (the agent row) so the cross-table rule "an a
 equals any name or alias" holds under concurrency on both backends, and records who made it
 (`changed_by`) as an EntryChange. Archives are written by compaction; seed 003 permits the
 other operations on them, so they are allowed and recorded like any other.
+
+Names are per owner (issue 26): the agent ("") and each of its users has its own namespace,
+so a user's MEMORY.md sits beside the agent's. A write names its owner; it never touches
+another owner's entry.
 """
 
 from dataclasses import dataclass
@@ -18,6 +22,7 @@ from django.utils import timezone
 
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
+from apps.agents.users import AGENT
 from apps.core import tasknames
 from apps.core.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
 from apps.core.unavailable import send_or_defer
@@ -54,28 +59,29 @@ def _check_content(agent: Agent, content: object, *, loc: list[str | int]) -> st
     return content
 
 
-def _resolve_locked(agent: Agent, ref: str) -> Entry:
-    entry = Entry.objects.filter(agent=agent, name=ref).first()
+def _resolve_locked(agent: Agent, ref: str, owner: str) -> Entry:
+    entry = Entry.objects.filter(agent=agent, user=owner, name=ref).first()
     if entry is None:
-        alias = EntryAlias.objects.filter(agent=agent, name=ref).select_related("entry").first()
+        aliases = EntryAlias.objects.filter(agent=agent, user=owner, name=ref)
+        alias = aliases.select_related("entry").first()
         entry = alias.entry if alias else None
     if entry is None:
         raise NotFound(f"no entry named '{ref}'", loc=["path", "name"])
     return entry
 
 
-def _name_taken(agent: Agent, name: str, *, loc: list[str | int]) -> None:
-    if Entry.objects.filter(agent=agent, name=name).exists():
+def _name_taken(agent: Agent, owner: str, name: str, *, loc: list[str | int]) -> None:
+    if Entry.objects.filter(agent=agent, user=owner, name=name).exists():
         raise Conflict(f"the name '{name}' is taken by an entry", loc=loc)
-    if EntryAlias.objects.filter(agent=agent, name=name).exists():
+    if EntryAlias.objects.filter(agent=agent, user=owner, name=name).exists():
         raise Conflict(f"the name '{name}' is taken by an alias", loc=loc)
 
 
 def _path_free(
-    agent: Agent, name: str, *, loc: list[str | int], exclude: int | None = None
+    agent: Agent, owner: str, name: str, *, loc: list[str | int], exclude: int | None = None
 ) -> None:
     """A name is also a file path on export: it may not be a folder of, or inside, another."""
-    qs = Entry.objects.filter(agent=agent).filter(
+    qs = Entry.objects.filter(agent=agent, user=owner).filter(
         Q(name__in=names.parent_paths(name)) | Q(name__startswith=name + "/")
     )
     if exclude is not None:
@@ -93,6 +99,7 @@ def entry_change_record(
         agent_id=entry.agent_id,
         entry=entry if entry.pk else None,
         entry_name=entry.name,
+        user=entry.user,
         kind=entry.kind,
         action=action,
         previous_content=previous,
@@ -161,17 +168,19 @@ def entry_add(
     kind: str = Kind.NOTE,
     created_at: datetime | None = None,
     changed_by: str = "agent",
+    owner: str = AGENT,
 ) -> Entry:
-    """Add: create an entry; Conflict if the name is a name or alias already."""
+    """Add: create an entry of `owner`; Conflict if the name is one of theirs already."""
     name = _check_name(name, loc=["body", "name"])
     content = _check_content(agent, content, loc=["body", "content"])
     if kind not in Kind.values:
         raise InvalidInput(f"unknown kind '{kind}'", loc=["body", "kind"])
-    return _insert(agent, name, content, kind, created_at, changed_by)
+    return _insert(agent, owner, name, content, kind, created_at, changed_by)
 
 
 def _insert(
     agent: Agent,
+    owner: str,
     name: str,
     content: str,
     kind: str,
@@ -180,10 +189,11 @@ def _insert(
     detail: str = "",
 ) -> Entry:
     lock_agent(agent)
-    _name_taken(agent, name, loc=["body", "name"])
-    _path_free(agent, name, loc=["body", "name"])
+    _name_taken(agent, owner, name, loc=["body", "name"])
+    _path_free(agent, owner, name, loc=["body", "name"])
     now = timezone.now()
-    entry = Entry(agent=agent, name=name, kind=kind, created_at=created_at or now, updated_at=now)
+    at = created_at or now
+    entry = Entry(agent=agent, user=owner, name=name, kind=kind, created_at=at, updated_at=now)
     entry_set_content(entry=entry, agent=agent, content=content)
     entry.save()
     entry_change_record(entry, Action.ADD, changed_by, detail=detail)
@@ -192,25 +202,21 @@ def _insert(
 
 @transaction.atomic
 def entry_archive_add(
-    *, agent: Agent, name: str, content: str, changed_by: str, detail: str = ""
+    *, agent: Agent, name: str, content: str, changed_by: str, detail: str = "", owner: str = AGENT
 ) -> Entry:
     """Add an Archive entry (seed 003) for compaction or a reset. No size limit: an archive
     may hold a whole conversation, and what it keeps must not be refused."""
     name = _check_name(name, loc=["name"])
     content = _check_text(content, loc=["content"])
-    return _insert(agent, name, content, Kind.ARCHIVE, None, changed_by, detail)
+    return _insert(agent, owner, name, content, Kind.ARCHIVE, None, changed_by, detail)
 
 
-def archive_name_free(*, agent: Agent, prefix: str) -> str:
-    """The first `<prefix>/<n>` (n = 1, 2, ...) that is neither a name nor an alias."""
-    taken = set(
-        Entry.objects.filter(agent=agent, name__startswith=prefix + "/").values_list(
-            "name", flat=True
-        )
-    ) | set(
-        EntryAlias.objects.filter(agent=agent, name__startswith=prefix + "/").values_list(
-            "name", flat=True
-        )
+def archive_name_free(*, agent: Agent, prefix: str, owner: str = AGENT) -> str:
+    """The first `<prefix>/<n>` (n = 1, 2, ...) that is neither a name nor an alias of
+    `owner`'s."""
+    under = {"agent": agent, "user": owner, "name__startswith": prefix + "/"}
+    taken = set(Entry.objects.filter(**under).values_list("name", flat=True)) | set(
+        EntryAlias.objects.filter(**under).values_list("name", flat=True)
     )
     n = 1
     while f"{prefix}/{n}" in taken:
@@ -219,47 +225,57 @@ def archive_name_free(*, agent: Agent, prefix: str) -> str:
 
 
 @transaction.atomic
-def entry_rename(*, agent: Agent, ref: str, new_name: str, changed_by: str = "agent") -> Entry:
+def entry_rename(
+    *, agent: Agent, ref: str, new_name: str, changed_by: str = "agent", owner: str = AGENT
+) -> Entry:
     """Rename: change the canonical name; refused if the new name is any name or alias.
     An archive keeps its old name as an alias, so compact markers still resolve."""
     new_name = _check_name(new_name, loc=["body", "name"])
     lock_agent(agent)
-    entry = _resolve_locked(agent, ref)
+    entry = _resolve_locked(agent, ref, owner)
     if new_name == entry.name:
         return entry
-    _name_taken(agent, new_name, loc=["body", "name"])
-    _path_free(agent, new_name, loc=["body", "name"], exclude=entry.pk)
+    _name_taken(agent, owner, new_name, loc=["body", "name"])
+    _path_free(agent, owner, new_name, loc=["body", "name"], exclude=entry.pk)
     old_name = entry.name
     entry.name = new_name
     entry.updated_at = timezone.now()
     _flag_memory(agent, entry)
     entry.save(update_fields=["name", "updated_at", "needs_compression"])
     if entry.kind == Kind.ARCHIVE:
-        EntryAlias.objects.create(agent=agent, entry=entry, name=old_name)
+        EntryAlias.objects.create(agent=agent, user=owner, entry=entry, name=old_name)
     entry_change_record(entry, Action.RENAME, changed_by, detail=f"renamed from {old_name}")
     return entry
 
 
 @transaction.atomic
-def entry_alias(*, agent: Agent, ref: str, alias: str, changed_by: str = "agent") -> EntryAlias:
+def entry_alias(
+    *, agent: Agent, ref: str, alias: str, changed_by: str = "agent", owner: str = AGENT
+) -> EntryAlias:
     """Alias: bind another name to an entry; it may not equal any name or alias."""
     alias = _check_name(alias, loc=["body", "alias"])
     lock_agent(agent)
-    entry = _resolve_locked(agent, ref)
-    _name_taken(agent, alias, loc=["body", "alias"])
-    created = EntryAlias.objects.create(agent=agent, entry=entry, name=alias)
+    entry = _resolve_locked(agent, ref, owner)
+    _name_taken(agent, owner, alias, loc=["body", "alias"])
+    created = EntryAlias.objects.create(agent=agent, user=owner, entry=entry, name=alias)
     entry_change_record(entry, Action.ALIAS, changed_by, detail=f"alias {alias}")
     return created
 
 
 @transaction.atomic
 def entry_write(
-    *, agent: Agent, ref: str, content: str, changed_by: str = "agent", reason: str = ""
+    *,
+    agent: Agent,
+    ref: str,
+    content: str,
+    changed_by: str = "agent",
+    reason: str = "",
+    owner: str = AGENT,
 ) -> Entry:
-    """Write: replace an entry's content, keeping the new content as a version."""
+    """Write: replace the content of `owner`'s entry, keeping the new content as a version."""
     content = _check_content(agent, content, loc=["body", "content"])
     lock_agent(agent)
-    entry = _resolve_locked(agent, ref)
+    entry = _resolve_locked(agent, ref, owner)
     _rewrite(agent, entry, content, changed_by, reason)
     return entry
 
@@ -273,25 +289,28 @@ def _rewrite(agent: Agent, entry: Entry, content: str, changed_by: str, reason: 
 
 
 @transaction.atomic
-def entry_put(*, agent: Agent, name: str, content: str, changed_by: str, reason: str = "") -> Entry:
-    """Create or replace a Note by name, atomically, with a version (MEMORY.md's writer).
-    No size limit: the content is what consolidation made of memory, and must be kept."""
+def entry_put(
+    *, agent: Agent, name: str, content: str, changed_by: str, reason: str = "", owner: str = AGENT
+) -> Entry:
+    """Create or replace `owner`'s Note by name, atomically, with a version (MEMORY.md's
+    writer). No size limit: the content is what consolidation made of memory, and is kept."""
     name = _check_name(name, loc=["name"])
     content = _check_text(content, loc=["content"])
     lock_agent(agent)
-    entry = Entry.objects.filter(agent=agent, name=name).first()
+    entry = Entry.objects.filter(agent=agent, user=owner, name=name).first()
     if entry is None:
-        return _insert(agent, name, content, Kind.NOTE, None, changed_by, reason)
+        return _insert(agent, owner, name, content, Kind.NOTE, None, changed_by, reason)
     if entry.content != content:
         _rewrite(agent, entry, content, changed_by, reason)
     return entry
 
 
 @transaction.atomic
-def entry_remove(*, agent: Agent, ref: str, changed_by: str = "agent") -> None:
-    """Remove: delete an entry and all its aliases; its last content stays in the change log."""
+def entry_remove(*, agent: Agent, ref: str, changed_by: str = "agent", owner: str = AGENT) -> None:
+    """Remove: delete `owner`'s entry and all its aliases; its last content stays in the
+    change log."""
     lock_agent(agent)
-    entry = _resolve_locked(agent, ref)
+    entry = _resolve_locked(agent, ref, owner)
     aliases = list(EntryAlias.objects.filter(entry=entry).values_list("name", flat=True))
     detail = f"aliases: {', '.join(aliases)}" if aliases else ""
     entry_change_record(entry, Action.REMOVE, changed_by, previous=entry.content, detail=detail)
@@ -300,20 +319,22 @@ def entry_remove(*, agent: Agent, ref: str, changed_by: str = "agent") -> None:
 
 
 @transaction.atomic
-def entry_append(*, agent: Agent, name: str, text: str, header: str = "") -> Entry:
-    """Append text to a Note, creating it (with `header` first) when missing.
+def entry_append(
+    *, agent: Agent, name: str, text: str, header: str = "", owner: str = AGENT
+) -> Entry:
+    """Append text to `owner`'s Note, creating it (with `header` first) when missing.
 
     The daily log's write path: no size limit, because what is saved must not be lost.
     """
     name = _check_name(name, loc=["name"])
     lock_agent(agent)
-    entry = Entry.objects.filter(agent=agent, name=name).first()
+    entry = Entry.objects.filter(agent=agent, user=owner, name=name).first()
     now = timezone.now()
     if entry is None:
-        _path_free(agent, name, loc=["name"])
-        if EntryAlias.objects.filter(agent=agent, name=name).exists():
+        _path_free(agent, owner, name, loc=["name"])
+        if EntryAlias.objects.filter(agent=agent, user=owner, name=name).exists():
             raise Conflict(f"the name '{name}' is taken by an alias")
-        entry = Entry(agent=agent, name=name, created_at=now)
+        entry = Entry(agent=agent, user=owner, name=name, created_at=now)
         entry_set_content(entry=entry, agent=agent, content=header)
     if entry.kind == Kind.ARCHIVE:
         raise Conflict(f"'{name}' is an archive; daily logs append to notes")

@@ -28,6 +28,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
+from apps.agents.users import AGENT
 from apps.core.errors import Conflict, InvalidInput
 from apps.entries import names
 from apps.entries.archive import ArchiveLimits, Readable, check_declared_size, read_members
@@ -69,10 +70,13 @@ def _dir(tar: tarfile.TarFile, path: str) -> None:
     tar.addfile(info)
 
 
-def workspace_export(*, agent: Agent, generated: dict[str, str] | None = None) -> bytes:
-    """The agent's entries, plus `generated` files (name -> text), as a .tar.gz of the
-    workspace folder (deterministic bytes)."""
-    entries = entries_all(agent=agent)
+def workspace_export(
+    *, agent: Agent, generated: dict[str, str] | None = None, owner: str = AGENT
+) -> bytes:
+    """`owner`'s entries (the agent's own by default; a user's for a data-access request),
+    plus `generated` files (name -> text), as a .tar.gz of the workspace folder
+    (deterministic bytes)."""
+    entries = entries_all(agent=agent, owner=owner)
     generated = dict(sorted((generated or {}).items()))
     manifest = {
         "format": FORMAT,
@@ -299,7 +303,9 @@ def _write_items(agent: Agent, items: list[_Item], existing: dict, changed_by: s
     """Create or overwrite each entry with its aliases; returns how many were overwritten."""
     now = timezone.now()
     overwritten = 0
-    EntryAlias.objects.filter(agent=agent, entry__name__in=[i.name for i in items]).delete()
+    EntryAlias.objects.filter(
+        agent=agent, user=AGENT, entry__name__in=[i.name for i in items]
+    ).delete()
     counts = count_tokens_batch([item.content for item in items])
     for item, tokens in zip(items, counts, strict=True):
         entry = existing.get(item.name)
@@ -341,12 +347,14 @@ def workspace_read(
 def workspace_write(
     *, agent: Agent, archive: WorkspaceArchive, force: bool = False, changed_by: str = "agent"
 ) -> ImportResult:
-    """Write a read archive's entries; Conflict if any name exists and `force` is not set.
-    Generated files come back in the result, for the app that renders them."""
+    """Write a read archive's entries as the agent's own; Conflict if any name exists and
+    `force` is not set. Generated files come back in the result, for the app that renders
+    them."""
     items = archive.items
     lock_agent(agent)
-    existing = {e.name: e for e in Entry.objects.filter(agent=agent)}
-    alias_owner = dict(EntryAlias.objects.filter(agent=agent).values_list("name", "entry__name"))
+    existing = {e.name: e for e in Entry.objects.filter(agent=agent, user=AGENT)}
+    aliases = EntryAlias.objects.filter(agent=agent, user=AGENT)
+    alias_owner = dict(aliases.values_list("name", "entry__name"))
     _check_names(items, existing, alias_owner, force)
     overwritten = _write_items(agent, items, existing, changed_by)
     return ImportResult(

@@ -6,10 +6,11 @@ from typing import Literal
 from ninja import Schema
 from pydantic import Field
 
+from apps.agents.schemas import ForUser, Owned, ScopedWrite
 from apps.core.pagination import IdPageQuery
 
 
-class FactOut(Schema):
+class FactOut(Owned):
     id: int
     category: str
     key: str
@@ -51,11 +52,11 @@ class FactFilters(Schema):
     include_superseded: bool = False
 
 
-class FactQuery(IdPageQuery, FactFilters):  # GET /facts
+class FactQuery(IdPageQuery, FactFilters, ForUser):  # GET /facts
     pass
 
 
-class FactIn(Schema):
+class FactIn(ScopedWrite):
     value: str
     category: str | None = None
     key: str | None = Field(None, max_length=200)

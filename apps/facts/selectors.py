@@ -6,6 +6,7 @@ import numpy as np
 from django.db.models import Count, QuerySet
 
 from apps.agents.models import Agent
+from apps.agents.users import EVERYONE, Audience
 from apps.core.errors import NotFound
 from apps.core.pagination import Page, id_paginate
 from apps.facts.models import Category, Fact, FactStatus, FactVersion
@@ -19,8 +20,10 @@ VECTORS = ("embedding", "category__embedding")
 CHAIN_LIMIT = 50  # supersede chains are short; this only bounds a corrupted loop
 
 
-def fact_get(*, agent: Agent, fact_id: int) -> Fact:
-    fact = Fact.objects.select_related("category").filter(agent=agent, pk=fact_id).first()
+def fact_get(*, agent: Agent, fact_id: int, audience: Audience = EVERYONE) -> Fact:
+    """The agent's fact, if `audience` sees it; NotFound otherwise (another user's too)."""
+    qs = Fact.objects.select_related("category").filter(audience.q(), agent=agent)
+    fact = qs.filter(pk=fact_id).first()
     if fact is None:
         raise NotFound("fact not found", loc=["path", "fact_id"])
     return fact
@@ -33,9 +36,11 @@ def facts_page(
     include_superseded: bool,
     after_id: int | None,
     limit: int,
+    audience: Audience = EVERYONE,
 ) -> Page[Fact]:
-    """Facts in id order; current ones only unless `include_superseded`."""
-    qs = Fact.objects.select_related("category").filter(agent=agent).defer(*VECTORS)
+    """Facts `audience` sees in id order; current ones only unless `include_superseded`."""
+    qs = Fact.objects.select_related("category").filter(audience.q(), agent=agent)
+    qs = qs.defer(*VECTORS)
     if not include_superseded:
         qs = qs.current()
     if category:
@@ -63,18 +68,28 @@ def categories_nearest(
     return [(cats[i], float(sims[i])) for i in order if float(sims[i]) >= threshold][:limit]
 
 
-def facts_current(*, agent: Agent) -> QuerySet[Fact]:
-    """The agent's facts that are not superseded."""
-    return Fact.objects.current().filter(agent=agent)
+def facts_current(*, agent: Agent, audience: Audience = EVERYONE) -> QuerySet[Fact]:
+    """The agent's facts that are not superseded, of those `audience` sees."""
+    return Fact.objects.current().filter(audience.q(), agent=agent)
 
 
-def facts_usable(*, agent: Agent) -> QuerySet[Fact]:
-    """The agent's current facts that are not waiting for review."""
-    return Fact.objects.usable().filter(agent=agent)
+def facts_usable(*, agent: Agent, audience: Audience = EVERYONE) -> QuerySet[Fact]:
+    """The agent's current facts that are not waiting for review, of those `audience` sees."""
+    return Fact.objects.usable().filter(audience.q(), agent=agent)
 
 
-def _current(agent: Agent, category_ids: list[int] | None) -> QuerySet[Fact]:
-    qs = facts_current(agent=agent)
+def facts_owned(*, agent: Agent, user: str) -> QuerySet[Fact]:
+    """The current facts that belong to `user` exactly ("" the agent): dedup's candidates."""
+    return Fact.objects.current().filter(agent=agent, user=user)
+
+
+def _current(
+    agent: Agent, category_ids: list[int] | None, audience: Audience, owner: str | None
+) -> QuerySet[Fact]:
+    if owner is not None:
+        qs = facts_owned(agent=agent, user=owner)
+    else:
+        qs = facts_current(agent=agent, audience=audience)
     if category_ids is not None:
         qs = qs.filter(category_id__in=category_ids)
     return qs
@@ -91,33 +106,49 @@ def _load(agent: Agent, hits: list) -> list[tuple[Fact, float]]:
 
 
 def facts_nearest(
-    *, agent: Agent, vector: np.ndarray, category_ids: list[int] | None, k: int
+    *,
+    agent: Agent,
+    vector: np.ndarray,
+    category_ids: list[int] | None,
+    k: int,
+    audience: Audience = EVERYONE,
+    owner: str | None = None,
 ) -> list[tuple[Fact, float]]:
-    """Current facts by cosine similarity to `vector`, best first (the "facts" corpus)."""
-    hits = vector_search(
-        "facts", agent_id=agent.pk, vector=vector, limit=k, queryset=_current(agent, category_ids)
-    )
+    """Current facts `audience` sees (or `owner`'s alone) by cosine similarity to `vector`,
+    best first (the "facts" corpus)."""
+    scope = _current(agent, category_ids, audience, owner)
+    hits = vector_search("facts", agent_id=agent.pk, vector=vector, limit=k, queryset=scope)
     return _load(agent, hits)
 
 
 def facts_keyword(
-    *, agent: Agent, query: str, category_ids: list[int] | None, k: int
+    *,
+    agent: Agent,
+    query: str,
+    category_ids: list[int] | None,
+    k: int,
+    audience: Audience = EVERYONE,
 ) -> list[tuple[Fact, float]]:
-    """Current facts by BM25 over key + value, best first (the "facts" corpus)."""
-    hits = keyword_search(
-        "facts", agent_id=agent.pk, query=query, limit=k, queryset=_current(agent, category_ids)
-    )
+    """Current facts `audience` sees by BM25 over key + value, best first."""
+    scope = _current(agent, category_ids, audience, None)
+    hits = keyword_search("facts", agent_id=agent.pk, query=query, limit=k, queryset=scope)
     return _load(agent, hits)
 
 
 def facts_relevant(
-    *, agent: Agent, query: str, vector: np.ndarray | None, min_similarity: float, k: int
+    *,
+    agent: Agent,
+    query: str,
+    vector: np.ndarray | None,
+    min_similarity: float,
+    k: int,
+    audience: Audience = EVERYONE,
 ) -> list[tuple[Fact, float]]:
     """Usable facts relevant to `query`: cosine >= min_similarity or a BM25 match, best first
     by reciprocal-rank fusion (keyword alone without a vector); score is the fused one."""
     if k <= 0 or not query.strip():
         return []
-    usable = facts_usable(agent=agent)
+    usable = facts_usable(agent=agent, audience=audience)
     semantic = []
     if vector is not None:
         hits = vector_search("facts", agent_id=agent.pk, vector=vector, limit=k, queryset=usable)
@@ -126,13 +157,16 @@ def facts_relevant(
     return _load(agent, rrf(semantic, keyword)[:k])
 
 
-def facts_salient(*, agent: Agent, threshold: float, limit: int) -> list[Fact]:
-    """Current facts whose cached salience is >= threshold, most salient first."""
+def facts_salient(
+    *, agent: Agent, threshold: float, limit: int, audience: Audience = EVERYONE
+) -> list[Fact]:
+    """Current facts `audience` sees whose cached salience is >= threshold, most salient
+    first."""
     if limit <= 0:
         return []
     return list(
-        Fact.objects.usable()
-        .filter(agent=agent, salience__gte=threshold)
+        facts_usable(agent=agent, audience=audience)
+        .filter(salience__gte=threshold)
         .select_related("category")
         .defer(*VECTORS)
         .order_by("-salience", "id")[:limit]
@@ -206,3 +240,9 @@ def fact_chain(*, fact: Fact) -> Chain:
         current = nxt.superseded_by_id
     predecessors.sort(key=lambda f: (f.valid_from, f.pk))
     return Chain(predecessors=predecessors, successors=successors)
+
+
+def facts_of_user(*, agent: Agent, user: str) -> QuerySet[Fact]:
+    """Every fact of one end user (superseded ones too), with versions, in id order."""
+    qs = Fact.objects.filter(agent=agent, user=user).select_related("category")
+    return qs.defer(*VECTORS).prefetch_related("versions").order_by("id")

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from ninja import Schema
 from pydantic import Field
 
+from apps.agents.schemas import ForUser, Owned, ScopedWrite
 from apps.core.fields import JsonObject
 from apps.core.pagination import PageQuery
 
@@ -29,7 +30,7 @@ class ErrorQuery(PageQuery, ErrorFilters):  # GET /errors
     pass
 
 
-class LearningQuery(PageQuery, LearningFilters):  # GET /learnings
+class LearningQuery(PageQuery, LearningFilters, ForUser):  # GET /learnings
     pass
 
 
@@ -107,7 +108,7 @@ class HintOut(Schema):
     similarity: float
 
 
-class LearningIn(Schema):
+class LearningIn(ScopedWrite):
     kind: KindName
     content: str
     source: Literal["agent", "user"] = "agent"
@@ -120,7 +121,7 @@ class LearningPatch(Schema):
     status: StatusName | None = None
 
 
-class LearningOut(Schema):
+class LearningOut(Owned):
     id: int
     kind: str
     content: str

@@ -8,6 +8,7 @@ from typing import TypeVar
 from django.db.models import Model, Q, QuerySet
 
 from apps.agents.models import Agent
+from apps.agents.users import EVERYONE, Audience
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.pagination import Page, keyset_paginate
 from apps.learnings.models import ErrorRecord, Learning, LearningStatus, Outcome
@@ -182,10 +183,10 @@ def errors_search(*, agent: Agent, query: str, tool_name: str | None, k: int) ->
     return ErrorSearch(items=items, degraded=degraded)
 
 
-def learning_get(*, agent: Agent, learning_id: int) -> Learning:
-    return _one(
-        Learning.objects.filter(agent=agent), learning_id, what="learning", param="learning_id"
-    )
+def learning_get(*, agent: Agent, learning_id: int, audience: Audience = EVERYONE) -> Learning:
+    """The learning if `audience` sees it; NotFound otherwise."""
+    qs = Learning.objects.filter(audience.q(), agent=agent)
+    return _one(qs, learning_id, what="learning", param="learning_id")
 
 
 def learnings_page(
@@ -196,24 +197,24 @@ def learnings_page(
     cursor: str | None,
     limit: int,
     q: str | None = None,
+    audience: Audience = EVERYONE,
 ) -> Page[Learning]:
-    """The agent's learnings, newest first; `q`: a substring of the content."""
-    qs = Learning.objects.filter(agent=agent, **_given(kind=kind, status=status))
+    """The learnings `audience` sees, newest first; `q`: a substring of the content."""
+    qs = Learning.objects.filter(audience.q(), agent=agent, **_given(kind=kind, status=status))
     if q:
         qs = qs.filter(content__icontains=q)
     return _newest_first(qs, cursor=cursor, limit=limit)
 
 
-def learnings_active(*, agent: Agent) -> list[Learning]:
-    """The learnings get_context injects (seed 001): active ones, oldest first."""
+def learnings_active(*, agent: Agent, audience: Audience = EVERYONE) -> list[Learning]:
+    """The learnings get_context injects (seed 001): active ones `audience` sees, oldest
+    first."""
     return list(
-        Learning.objects.filter(agent=agent, status=LearningStatus.ACTIVE).order_by(
-            "kind", "created_at", "id"
-        )
+        learnings_searchable(agent=agent, audience=audience).order_by("kind", "created_at", "id")
     )
 
 
-def learnings_searchable(*, agent: Agent) -> QuerySet[Learning]:
-    """The learnings memory_search may return: the agent's active ones (a pending learning
-    waits for review, an archived one is retired)."""
-    return Learning.objects.filter(agent=agent, status=LearningStatus.ACTIVE)
+def learnings_searchable(*, agent: Agent, audience: Audience = EVERYONE) -> QuerySet[Learning]:
+    """The learnings memory_search may return: the active ones `audience` sees (a pending
+    learning waits for review, an archived one is retired)."""
+    return Learning.objects.filter(audience.q(), agent=agent, status=LearningStatus.ACTIVE)

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from ninja import Schema
 from pydantic import Field
 
+from apps.agents.schemas import ForUser, Owned
 from apps.conversations.schemas import MarkerOut, SessionOut
 from apps.core.pagination import PageQuery
 
@@ -26,15 +27,15 @@ class HistoryFilters(Schema):
     session_id: str | None = Field(None, max_length=200)
 
 
-class RunQuery(PageQuery, RunFilters):  # GET /runs
+class RunQuery(PageQuery, RunFilters, ForUser):  # GET /runs
     pass
 
 
-class HistoryQuery(PageQuery, HistoryFilters):  # GET /memory/history
+class HistoryQuery(PageQuery, HistoryFilters, ForUser):  # GET /memory/history
     pass
 
 
-class RunOut(Schema):
+class RunOut(Owned):
     id: int
     session_id: uuid.UUID | None
     session_key: str
@@ -104,7 +105,7 @@ class ResetOut(Schema):
         return obj.archive_name
 
 
-class HistoryEntryOut(Schema):
+class HistoryEntryOut(Owned):
     id: int
     session_id: uuid.UUID | None
     session_key: str

@@ -1,6 +1,9 @@
 """Reads for runs and history, always scoped to one agent."""
 
+from django.db.models import QuerySet
+
 from apps.agents.models import Agent
+from apps.agents.users import EVERYONE, Audience
 from apps.conversations.models import Session
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.pagination import Page, keyset_paginate
@@ -17,9 +20,10 @@ def runs_page(
     session: Session | None = None,
     cursor: str | None = None,
     limit: int = 50,
+    audience: Audience = EVERYONE,
 ) -> Page[Run]:
-    """The agent's runs, newest first, filtered by kind, status and session."""
-    qs = Run.objects.filter(agent=agent)
+    """The runs `audience` sees, newest first, filtered by kind, status and session."""
+    qs = Run.objects.filter(audience.q(), agent=agent)
     if kind:
         qs = qs.filter(kind=kind)
     if status:
@@ -31,8 +35,8 @@ def runs_page(
     )
 
 
-def run_get(*, agent: Agent, run_id: int) -> Run:
-    run = Run.objects.filter(agent=agent, pk=run_id).first()
+def run_get(*, agent: Agent, run_id: int, audience: Audience = EVERYONE) -> Run:
+    run = Run.objects.filter(audience.q(), agent=agent, pk=run_id).first()
     if run is None:
         raise NotFound("run not found", loc=["path", "run_id"])
     return run
@@ -46,9 +50,11 @@ def history_page(
     session: Session | None = None,
     cursor: str | None = None,
     limit: int = 50,
+    audience: Audience = EVERYONE,
 ) -> Page[HistoryEntry]:
-    """Seed 004's grep: case-insensitive substring over the agent's history, newest first."""
-    qs = HistoryEntry.objects.filter(agent=agent).defer("embedding")
+    """Seed 004's grep: case-insensitive substring over the history `audience` sees, newest
+    first."""
+    qs = history_visible(agent=agent, audience=audience).defer("embedding")
     if q:
         if "\x00" in q:
             raise InvalidInput("q must not contain NUL characters", loc=["query", "q"])
@@ -63,14 +69,19 @@ def history_page(
     )
 
 
-def history_document(*, agent: Agent, name: str) -> str:
+def history_visible(*, agent: Agent, audience: Audience = EVERYONE) -> QuerySet[HistoryEntry]:
+    """The history entries `audience` sees."""
+    return HistoryEntry.objects.filter(audience.q(), agent=agent)
+
+
+def history_document(*, agent: Agent, name: str, audience: Audience = EVERYONE) -> str:
     """One rendered history file (memory/HISTORY.md or memory/HISTORY-YYYY-MM.md)."""
     if not names.is_history(name):
         raise NotFound(f"'{name}' is not a history file", loc=["path", "name"])
     month = None if name == names.HISTORY else name.removeprefix("memory/HISTORY-")[:7]
     if month is not None:
         month_range(month)  # 422 for a month that does not exist (HISTORY-2026-13.md)
-    files = history_files(agent=agent, month=month)
+    files = history_files(agent=agent, month=month, audience=audience)
     if name not in files:
         raise NotFound(f"no history in '{name}'", loc=["path", "name"])
     return files[name]

@@ -7,6 +7,7 @@ from typing import Literal
 from ninja import Schema
 from pydantic import Field
 
+from apps.agents.schemas import ForUser, ScopedWrite
 from apps.conversations.schemas import LegOut, MessageIn, MessageOut, QuotedMessage
 from apps.facts.schemas import FactOut
 from apps.learnings.schemas import HintOut
@@ -43,7 +44,7 @@ class ImportOut(Schema):
     learnings: int
 
 
-class SaveIn(Schema):
+class SaveIn(ScopedWrite):
     content: str
     category: str | None = None
     key: str | None = Field(None, max_length=200)
@@ -65,8 +66,11 @@ class SaveOut(Schema):
     log: str = Field(description='The daily log the save was appended to; "" when pending.')
 
 
-class RecallIn(Schema):
+class RecallIn(ForUser):
     query: str = Field(..., max_length=4000)
+    session_id: str | None = Field(
+        None, max_length=200, description="Recall as this session's user does."
+    )
     category: str | None = None
     k: int | None = Field(None, ge=1, le=100)
 
@@ -89,8 +93,11 @@ class RecallOut(Schema):
     )
 
 
-class SearchIn(Schema):
+class SearchIn(ForUser):
     query: str = Field(..., max_length=4000)
+    session_id: str | None = Field(
+        None, max_length=200, description="Search as this session's user does."
+    )
     k: int | None = Field(None, ge=1, le=100)
 
 

@@ -5,9 +5,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from apps.agents.models import Agent
+from apps.agents.users import EVERYONE, Audience
 from apps.core.errors import InvalidInput
+from apps.entries.selectors import entries_visible
 from apps.facts.selectors import facts_usable
 from apps.learnings.selectors import learnings_searchable
+from apps.lifecycle.selectors import history_visible
 from apps.search.corpora import get_corpus
 from apps.search.hybrid import Scope, agent_ranking, hybrid_search
 from apps.search.ranking import FusedHit
@@ -31,24 +34,22 @@ class MemorySearch:
     degraded: list[str] = field(default_factory=list)  # ["semantic"]: query not embedded
 
 
-def memory_search(*, agent: Agent, query: str, k: int | None = None) -> MemorySearch:
+def memory_search(
+    *, agent: Agent, query: str, k: int | None = None, audience: Audience = EVERYONE
+) -> MemorySearch:
     """BM25 over entries (documents and archives included) and active learnings, vector +
     keyword over current facts and history entries, ranked as every hybrid search of the
     agent is (apps/search/hybrid.py). Pending facts and pending learnings are never
     returned. When the query cannot be embedded the keyword legs answer alone, with
-    `degraded` ["semantic"]; ["rerank"] when reranking was asked for and could not run."""
+    `degraded` ["semantic"]; ["rerank"] when reranking was asked for and could not run.
+    Only the memory `audience` sees (the agent's, and one user's)."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must not be empty", loc=["body", "query"])
     k = k or agent.config.memory_search_k
     result = hybrid_search(
         agent_id=agent.pk,
         query=query,
-        scopes=[
-            Scope("entries"),
-            Scope("facts", queryset=facts_usable(agent=agent)),
-            Scope("learnings", queryset=learnings_searchable(agent=agent)),
-            Scope("history"),
-        ],
+        scopes=_scopes(agent, audience),
         limit=k,
         ranking=agent_ranking(agent.config),
         require_vector=False,
@@ -64,6 +65,22 @@ def memory_search(*, agent: Agent, query: str, k: int | None = None) -> MemorySe
         out.append(MemoryHit(shown.kind, obj.pk, shown.title, shown.text, hit.score, legs))
     degraded = ["semantic"] if result.vector_error else []
     return MemorySearch(items=out, degraded=degraded + (["rerank"] if result.rerank_error else []))
+
+
+def _scopes(agent: Agent, audience: Audience) -> list[Scope]:
+    # Entries and history are searched whole for everyone: no restriction keeps the ANN
+    # index's plan.
+    narrow = audience.user is not None
+    return [
+        Scope(
+            "entries", queryset=entries_visible(agent=agent, audience=audience) if narrow else None
+        ),
+        Scope("facts", queryset=facts_usable(agent=agent, audience=audience)),
+        Scope("learnings", queryset=learnings_searchable(agent=agent, audience=audience)),
+        Scope(
+            "history", queryset=history_visible(agent=agent, audience=audience) if narrow else None
+        ),
+    ]
 
 
 def _load(agent: Agent, hits: Sequence[FusedHit]) -> dict:

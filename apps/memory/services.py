@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.agents.models import Agent
+from apps.agents.users import AGENT, Audience, Scope, audience_of
 from apps.conversations.models import Session
 from apps.conversations.selectors import session_get
 from apps.conversations.services import AppendResult, NewMessage, messages_append
@@ -29,6 +30,7 @@ from apps.lifecycle.services import (
 from apps.lifecycle.triggers import after_append, context_enqueue
 from apps.memory.context import Context, Usage, get_context
 from apps.memory.failures import capture_and_hint, named_failures
+from apps.memory.userdata import user_data
 
 
 @dataclass(frozen=True)
@@ -55,13 +57,18 @@ def memory_save(
     importance: float | None = None,
     session_ref: str | None = None,
     review: bool = False,
+    user: str | None = None,
+    scope: Scope | None = None,
 ) -> MemorySaveResult:
     """Store a fact (with dedup) and append it to today's log `memory/YYYY-MM-DD.md` (UTC),
     both in one transaction; the fact's vectors are computed before it opens. With `review`
     and the agent's fact_review on, the fact waits as pending and is not logged (the log is
-    searchable; a pending fact must not be found): `log_name` is then ""."""
+    searchable; a pending fact must not be found): `log_name` is then "". The fact and the
+    log belong to the session's user (or `user`), unless `scope` is "agent"."""
     session = session_get(agent=agent, ref=session_ref) if session_ref else None
+    owner = session_audience(session, user).owner(scope)
     draft = fact_prepare(
+        user=owner,
         agent=agent,
         content=content,
         category=category,
@@ -81,15 +88,35 @@ def memory_save(
             name=log_name,
             text=_log_line(saved, content),
             header=f"# {day.isoformat()}\n\n",
+            owner=owner,
         )
     return MemorySaveResult(saved=saved, log_name=log_name)
 
 
+def session_audience(session: Session | None, user: str | None) -> Audience:
+    """Whose memory a call reads: the session's user, else `user`, else everyone; a 422
+    when `user` differs from the session's."""
+    return audience_of(
+        session_user=session.user if session is not None else None,
+        user=user,
+        has_session=session is not None,
+    )
+
+
 def memory_recall(
-    *, agent: Agent, query: str, category: str | None = None, k: int | None = None
+    *,
+    agent: Agent,
+    query: str,
+    category: str | None = None,
+    k: int | None = None,
+    session_ref: str | None = None,
+    user: str | None = None,
 ) -> RecallResult:
-    """Semantic recall over facts with seed 001's 3-tier fallback; recalled facts reinforced."""
-    return facts_recall(agent=agent, query=query, category=category, k=k)
+    """Semantic recall over the facts the call's audience sees, with seed 001's 3-tier
+    fallback; recalled facts reinforced."""
+    session = session_get(agent=agent, ref=session_ref) if session_ref else None
+    audience = session_audience(session, user)
+    return facts_recall(agent=agent, query=query, category=category, k=k, audience=audience)
 
 
 @dataclass(frozen=True)
@@ -163,13 +190,21 @@ def messages_append_turn(
     return Appended(result=result, lifecycle=due, hints=hints)
 
 
-def workspace_archive(*, agent: Agent) -> bytes:
-    """The workspace .tar.gz: entries, with the generated files: seed 004's history,
-    seed 001's learnings and the team's AGENTS.md (read-only: an import skips it)."""
-    generated = {**history_files(agent=agent), **learnings_files(agent=agent)}
-    if agent.team.agents_md.strip():
+def workspace_archive(*, agent: Agent, user: str | None = None) -> bytes:
+    """The workspace .tar.gz: the agent's own entries, with the generated files: seed 004's
+    history, seed 001's learnings and the team's AGENTS.md (read-only: an import skips it).
+    With `user`: that user's memory alone (entries, history, learnings, and their sessions
+    and facts in USER-DATA.json), for a data-access request."""
+    owner = AGENT if user is None else user
+    generated = {
+        **history_files(agent=agent, owner=owner),
+        **learnings_files(agent=agent, owner=owner),
+    }
+    if user is not None:
+        generated[names.USER_DATA] = user_data(agent=agent, user=user)
+    elif agent.team.agents_md.strip():
         generated[names.TEAM_AGENTS] = agent.team.agents_md
-    return workspace_export(agent=agent, generated=generated)
+    return workspace_export(agent=agent, generated=generated, owner=owner)
 
 
 @dataclass(frozen=True)

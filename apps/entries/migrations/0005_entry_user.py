@@ -2,6 +2,15 @@
 
 from django.db import migrations, models
 
+from apps.search.operations import (
+    AddKeywordIndex,
+    DropKeywordIndex,
+)
+
+# SQLite adds a NOT NULL column by remaking the table, which drops the FTS5 and vec0
+# triggers: the side tables are dropped first and built again from the rows afterwards.
+SQLITE = ("sqlite",)
+
 
 class Migration(migrations.Migration):
 
@@ -11,6 +20,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        DropKeywordIndex("entry", fields=("name", "content"), vendors=SQLITE),
         migrations.RemoveConstraint(
             model_name='entry',
             name='entry_unique_name_per_agent',
@@ -42,4 +52,5 @@ class Migration(migrations.Migration):
             model_name='entryalias',
             constraint=models.UniqueConstraint(fields=('agent', 'user', 'name'), name='entry_alias_unique_per_owner'),
         ),
+        AddKeywordIndex("entry", fields=("name", "content"), vendors=SQLITE),
     ]

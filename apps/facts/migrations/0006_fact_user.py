@@ -2,6 +2,17 @@
 
 from django.db import migrations, models
 
+from apps.search.operations import (
+    AddKeywordIndex,
+    DropKeywordIndex,
+    AddVectorIndex,
+    DropVectorIndex,
+)
+
+# SQLite adds a NOT NULL column by remaking the table, which drops the FTS5 and vec0
+# triggers: the side tables are dropped first and built again from the rows afterwards.
+SQLITE = ("sqlite",)
+
 
 class Migration(migrations.Migration):
 
@@ -12,6 +23,8 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        DropVectorIndex("fact", field="embedding", vendors=SQLITE),
+        DropKeywordIndex("fact", fields=("key", "value"), vendors=SQLITE),
         migrations.RemoveConstraint(
             model_name='fact',
             name='fact_unique_current_key',
@@ -25,4 +38,6 @@ class Migration(migrations.Migration):
             model_name='fact',
             constraint=models.UniqueConstraint(condition=models.Q(('valid_to__isnull', True)), fields=('agent', 'user', 'category', 'key'), name='fact_unique_current_key'),
         ),
+        AddKeywordIndex("fact", fields=("key", "value"), vendors=SQLITE),
+        AddVectorIndex("fact", field="embedding", vendors=SQLITE),
     ]

@@ -7,6 +7,7 @@ import numpy as np
 from django.utils import timezone
 
 from apps.agents.models import Agent
+from apps.agents.users import EVERYONE, Audience
 from apps.core.errors import InvalidInput, NotFound
 from apps.facts import selectors
 from apps.facts.models import Category, Fact, FactStatus
@@ -40,6 +41,7 @@ class _Recall:
     vector: np.ndarray | None
     k: int
     now: datetime
+    audience: Audience
     hits: dict[int, RecallHit] = field(default_factory=dict)
     categories: list[str] = field(default_factory=list)
     fell_back: bool = False
@@ -64,16 +66,23 @@ def _in_category(r: _Recall, category: str) -> None:
     r.categories = [cat.name]
     if r.vector is not None:
         found = selectors.facts_nearest(
-            agent=r.agent, vector=r.vector, category_ids=[cat.pk], k=r.k
+            agent=r.agent, audience=r.audience, vector=r.vector, category_ids=[cat.pk], k=r.k
         )
     else:
-        found = selectors.facts_keyword(agent=r.agent, query=r.query, category_ids=[cat.pk], k=r.k)
+        found = selectors.facts_keyword(
+            agent=r.agent, audience=r.audience, query=r.query, category_ids=[cat.pk], k=r.k
+        )
     r.add(found, "category")
 
 
 def _by_keyword(r: _Recall) -> None:
     """No embedder: keyword match keeps recall working on what was saved."""
-    r.add(selectors.facts_keyword(agent=r.agent, query=r.query, category_ids=None, k=r.k), "flat")
+    r.add(
+        selectors.facts_keyword(
+            agent=r.agent, audience=r.audience, query=r.query, category_ids=None, k=r.k
+        ),
+        "flat",
+    )
     r.fell_back = True
 
 
@@ -90,26 +99,36 @@ def _three_tiers(r: _Recall, vector: np.ndarray) -> None:
     r.categories = [c.name for c, _ in matched]
     if matched:
         ids = [c.pk for c, _ in matched]
-        r.add(selectors.facts_nearest(agent=r.agent, vector=vector, category_ids=ids, k=r.k),
-              "scoped")  # fmt: skip
+        scoped = selectors.facts_nearest(
+            agent=r.agent, audience=r.audience, vector=vector, category_ids=ids, k=r.k
+        )
+        r.add(scoped, "scoped")
     good = sum(1 for h in r.hits.values() if h.similarity >= config.recall_min_similarity)
     if good < min(r.k, config.recall_scoped_min):
         r.fell_back = True
-        flat = selectors.facts_nearest(agent=r.agent, vector=vector, category_ids=None, k=r.k)
+        flat = selectors.facts_nearest(
+            agent=r.agent, audience=r.audience, vector=vector, category_ids=None, k=r.k
+        )
         r.add(flat, "flat", replace=False)
 
 
 def facts_recall(
-    *, agent: Agent, query: str, category: str | None = None, k: int | None = None
+    *,
+    agent: Agent,
+    query: str,
+    category: str | None = None,
+    k: int | None = None,
+    audience: Audience = EVERYONE,
 ) -> RecallResult:
-    """Seed 001's memory_recall: categories -> scoped facts -> flat fallback, reinforced."""
+    """Seed 001's memory_recall over the facts `audience` sees: categories -> scoped facts
+    -> flat fallback, reinforced."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must not be empty", loc=["body", "query"])
     try:
         vector = embed_query(query)
     except EmbeddingError:
         vector = None  # keyword recall keeps working on what was saved
-    r = _Recall(agent, query, vector, k or agent.config.recall_k, timezone.now())
+    r = _Recall(agent, query, vector, k or agent.config.recall_k, timezone.now(), audience)
     if category is not None:
         _in_category(r, category)
     elif vector is None:

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
+from apps.agents.users import AGENT
 from apps.core.errors import InvalidInput
 from apps.facts import selectors, text
 from apps.facts.models import Category, Fact, FactStatus, Source
@@ -64,6 +65,7 @@ class FactDraft:
     source: str
     session_id: uuid.UUID | None
     emb: Embedding
+    user: str = AGENT  # who it belongs to; dedup looks at their facts alone
     category_embs: dict[str, Embedding] = field(default_factory=dict)
     pending: bool = False  # waits for review: see the module docstring for its dedup
 
@@ -78,6 +80,7 @@ def fact_prepare(
     source: str = Source.AGENT,
     session_id: uuid.UUID | None = None,
     pending: bool = False,
+    user: str = AGENT,
 ) -> FactDraft:
     """Validate a save and embed what it needs, outside any transaction; InvalidInput,
     PayloadTooLarge on bad input. An embedder failure is kept in the draft, not raised.
@@ -104,6 +107,7 @@ def fact_prepare(
         emb=emb,
         category_embs=category_vectors(agent=agent, names=[landing]),
         pending=pending,
+        user=user,
     )
 
 
@@ -136,7 +140,7 @@ def fact_write(*, draft: FactDraft) -> SaveResult:
 
 
 def _current(draft: FactDraft, cat: Category) -> QuerySet[Fact]:
-    return Fact.objects.current().filter(agent=draft.agent, category=cat)
+    return selectors.facts_owned(agent=draft.agent, user=draft.user).filter(category=cat)
 
 
 def _same_key(draft: FactDraft, cat: Category, now: datetime) -> SaveResult | None:
@@ -174,8 +178,8 @@ def _same_text_anywhere(draft: FactDraft, cat: Category, now: datetime) -> SaveR
     """A pending draft's only dedup: the same text in any category is reinforced (access
     count and recency; its importance is an editor's to raise), never rewritten."""
     same = (
-        Fact.objects.current()
-        .filter(agent=draft.agent, normalized=text.normalized_hash(draft.value))
+        selectors.facts_owned(agent=draft.agent, user=draft.user)
+        .filter(normalized=text.normalized_hash(draft.value))
         .order_by("id")
         .first()
     )
@@ -190,7 +194,7 @@ def _same_meaning(draft: FactDraft, cat: Category, now: datetime) -> SaveResult 
     if draft.emb.vector is None:
         return None
     near = selectors.facts_nearest(
-        agent=draft.agent, vector=draft.emb.vector, category_ids=[cat.pk], k=1
+        agent=draft.agent, vector=draft.emb.vector, category_ids=[cat.pk], k=1, owner=draft.user
     )
     if not near or near[0][1] < draft.agent.config.fact_dedup_threshold:
         return None
@@ -207,10 +211,10 @@ def _reinforce(fact: Fact, draft: FactDraft, now: datetime) -> Fact:
     )
 
 
-def _unique_key(agent: Agent, category: Category, key: str) -> str:
+def _unique_key(agent: Agent, user: str, category: Category, key: str) -> str:
     taken = set(
-        Fact.objects.current()
-        .filter(agent=agent, category=category, key__startswith=key)
+        selectors.facts_owned(agent=agent, user=user)
+        .filter(category=category, key__startswith=key)
         .values_list("key", flat=True)
     )
     if key not in taken:
@@ -227,7 +231,8 @@ def _create(draft: FactDraft, cat: Category, now: datetime) -> Fact:
     fact = fact_insert(
         agent=agent,
         category=cat,
-        key=_unique_key(agent, cat, draft.key or text.derive_key(draft.value)),
+        key=_unique_key(agent, draft.user, cat, draft.key or text.derive_key(draft.value)),
+        user=draft.user,
         value=draft.value,
         source=draft.source,
         importance=importance if importance is not None else agent.config.fact_default_importance,

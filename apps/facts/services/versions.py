@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
+from apps.agents.users import AGENT
 from apps.core.errors import Conflict
 from apps.facts import text
 from apps.facts.models import Category, Fact, FactStatus, FactVersion
@@ -130,7 +131,7 @@ def _update_fields(
     if key is not None or category is not None:
         clash = (
             Fact.objects.current()
-            .filter(agent=agent, category=fact.category, key=fact.key)
+            .filter(agent=agent, user=fact.user, category=fact.category, key=fact.key)
             .exclude(pk=fact.pk)
         )
         if clash.exists():
@@ -163,6 +164,7 @@ def fact_supersede(
             agent=agent, category=fact.category, key=fact.key, value=value, source=fact.source,
             importance=fact.importance, emb=emb, session_id=fact.session_id, now=now,
             status=fact.status,  # a pending fact's successor waits for review too
+            user=fact.user,
         )  # fmt: skip
         Fact.objects.filter(pk=fact.pk).update(superseded_by=successor)
         for row, why in (
@@ -185,11 +187,13 @@ def fact_insert(
     session_id: uuid.UUID | None,
     now: datetime,
     status: str = FactStatus.ACTIVE,
+    user: str = AGENT,
 ) -> Fact:
     """Insert a current fact with its salience and precomputed embedding (caller holds the
     agent lock); a missing vector is left to the search pipeline."""
     fact = Fact(
         agent=agent,
+        user=user,
         category=category,
         key=key,
         value=value,

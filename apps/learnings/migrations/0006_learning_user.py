@@ -2,6 +2,15 @@
 
 from django.db import migrations, models
 
+from apps.search.operations import (
+    AddKeywordIndex,
+    DropKeywordIndex,
+)
+
+# SQLite adds a NOT NULL column by remaking the table, which drops the FTS5 and vec0
+# triggers: the side tables are dropped first and built again from the rows afterwards.
+SQLITE = ("sqlite",)
+
 
 class Migration(migrations.Migration):
 
@@ -10,9 +19,11 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        DropKeywordIndex("learning", fields=("content",), vendors=SQLITE),
         migrations.AddField(
             model_name='learning',
             name='user',
             field=models.CharField(blank=True, default='', max_length=200),
         ),
+        AddKeywordIndex("learning", fields=("content",), vendors=SQLITE),
     ]

@@ -43,11 +43,14 @@ def _section(learning: Learning) -> str:
     )
 
 
-def learnings_files(*, agent: Agent) -> dict[str, str]:
-    """Both files (every status), each only when it has a learning."""
+def learnings_files(*, agent: Agent, owner: str | None = None) -> dict[str, str]:
+    """Both files (every status; `owner`'s learnings alone when given), each only when it
+    has a learning."""
     files = {}
     for kind, name in FILES.items():
         rows = Learning.objects.filter(agent=agent, kind=kind).order_by("created_at", "id")
+        if owner is not None:
+            rows = rows.filter(user=owner)
         sections = [_section(row) for row in rows]
         if sections:
             files[name] = TITLES[kind] + "\n\n" + "".join(sections)

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
+from apps.agents.users import AGENT
 from apps.core.errors import Conflict, InvalidInput
 from apps.core.validation import clean_text
 from apps.learnings.models import (
@@ -57,8 +58,10 @@ def learning_create(
     session_id: uuid.UUID | None = None,
     session_key: str = "",
     error_record: ErrorRecord | None = None,
+    user: str = AGENT,
 ) -> Learning:
-    """A new learning: active, or pending when consolidation proposed it."""
+    """A new learning: active, or pending when consolidation proposed it. A correction
+    belongs to `user`; an error is the agent's whatever `user` says (tools fail for all)."""
     kind = _choice(kind, LearningKind, loc=["body", "kind"])
     source = _choice(source, LearningSource, loc=["body", "source"])
     if status is None:
@@ -67,6 +70,7 @@ def learning_create(
     now = timezone.now()
     return Learning.objects.create(
         agent=agent,
+        user=AGENT if kind == LearningKind.ERROR else user,
         kind=kind,
         content=_content(agent, content),
         source=source,

@@ -2,6 +2,17 @@
 
 from django.db import migrations, models
 
+from apps.search.operations import (
+    AddKeywordIndex,
+    DropKeywordIndex,
+    AddVectorIndex,
+    DropVectorIndex,
+)
+
+# SQLite adds a NOT NULL column by remaking the table, which drops the FTS5 and vec0
+# triggers: the side tables are dropped first and built again from the rows afterwards.
+SQLITE = ("sqlite",)
+
 
 class Migration(migrations.Migration):
 
@@ -10,6 +21,8 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        DropVectorIndex("historyentry", field="embedding", vendors=SQLITE),
+        DropKeywordIndex("historyentry", fields=("content",), vendors=SQLITE),
         migrations.AddField(
             model_name='historyentry',
             name='user',
@@ -20,4 +33,6 @@ class Migration(migrations.Migration):
             name='user',
             field=models.CharField(blank=True, default='', max_length=200),
         ),
+        AddKeywordIndex("historyentry", fields=("content",), vendors=SQLITE),
+        AddVectorIndex("historyentry", field="embedding", vendors=SQLITE),
     ]

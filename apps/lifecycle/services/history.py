@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from django.db import transaction
 
 from apps.agents.models import Agent
+from apps.agents.users import EVERYONE, Audience
 from apps.core.errors import InvalidInput
 from apps.entries import names
 from apps.lifecycle.models import HistoryEntry, HistoryKind
@@ -44,12 +45,22 @@ def _section(entry: HistoryEntry) -> str:
     return f"## {iso_ms(entry.created_at)}\n{session}\n{entry.content.strip()}\n\n"
 
 
-def history_files(*, agent: Agent, month: str | None = None) -> dict[str, str]:
-    """The agent's history files by name: one per month with entries and the all-time
-    HISTORY.md; with `month` (YYYY-MM), only that month's file. Empty when none."""
+def history_files(
+    *,
+    agent: Agent,
+    month: str | None = None,
+    audience: Audience = EVERYONE,
+    owner: str | None = None,
+) -> dict[str, str]:
+    """The history files of the entries `audience` sees (or `owner`'s alone) by name: one
+    per month with entries and the all-time HISTORY.md; with `month` (YYYY-MM), only that
+    month's file. Empty when none."""
     months: dict[str, list[str]] = defaultdict(list)
     every: list[str] = []
-    qs = HistoryEntry.objects.filter(agent=agent).order_by("created_at", "id").defer("embedding")
+    qs = HistoryEntry.objects.filter(audience.q(), agent=agent)
+    if owner is not None:
+        qs = qs.filter(user=owner)
+    qs = qs.order_by("created_at", "id").defer("embedding")
     if month is not None:
         start, end = month_range(month)
         qs = qs.filter(created_at__gte=start, created_at__lt=end)

@@ -109,7 +109,9 @@ def memory(request: ContextRequest, held: set) -> MemoryLeg:
     query, warning = _search_query(request.query)
     # Held hits are skipped, so ask for enough that `limit` remain when they all rank.
     k = min(MAX_K, config.context_memory_limit + len(held))
-    result = message_search(agent=request.agent, query=query, mode="hybrid", k=k)
+    result = message_search(
+        agent=request.agent, query=query, mode="hybrid", k=k, audience=request.audience
+    )
     request.memo["memory_degraded"] = result.degraded
     leg = _spans(result, held, config)
     leg.warning = warning

@@ -21,21 +21,41 @@ from apps.memory.context.types import ContextRequest, Part
 
 # Issue 4's order for the system part; seed 001 loads these into the system prompt.
 DOCUMENTS = (names.SOUL, names.AGENTS, names.USER, names.MEMORY)
+# A user's own documents (issue 26), each right after the agent's of the same name.
+USER_DOCUMENTS = (names.USER, names.MEMORY)
+
+
+def user_document_name(user: str, name: str) -> str:
+    """The part name of a user's own USER.md or MEMORY.md."""
+    return f"users/{user}/{name}"
 
 
 def _workspace_files(request: ContextRequest) -> dict[str, Entry]:
-    """The workspace documents, read once per call."""
+    """The workspace documents, read once per call: the agent's by name, the session's
+    user's by user_document_name."""
     if "workspace_files" not in request.memo:
-        request.memo["workspace_files"] = documents(agent=request.agent, names=DOCUMENTS)
+        found = documents(agent=request.agent, names=DOCUMENTS)
+        user = request.session.user
+        if user:
+            own = documents(agent=request.agent, names=USER_DOCUMENTS, owner=user)
+            found |= {user_document_name(user, name): e for name, e in own.items()}
+        request.memo["workspace_files"] = found
     return request.memo["workspace_files"]
 
 
 def _entry_parts(request: ContextRequest, kind: str, wanted: tuple[str, ...]) -> list[Part]:
     found = _workspace_files(request)
+    user = request.session.user
+    order = [
+        labelled
+        for name in wanted
+        for labelled in (name, user_document_name(user, name) if user else None)
+        if labelled and (labelled == name or name in USER_DOCUMENTS)
+    ]
     return [
         # The entry services keep token_count, so documents are not re-tokenised per call.
         Part(kind=kind, name=name, content=found[name].content, tokens=found[name].token_count)
-        for name in wanted
+        for name in order
         if name in found and found[name].content
     ]
 
@@ -73,7 +93,7 @@ def active_learnings(request: ContextRequest) -> list[Part]:
     """Seed 001's learnings, auto-injected each session: the active ones, as the two files
     learnings/errors.md and learnings/corrections.md (each part fits or drops whole)."""
     by_kind: dict[str, list[str]] = {}
-    for learning in learnings_active(agent=request.agent):
+    for learning in learnings_active(agent=request.agent, audience=request.audience):
         by_kind.setdefault(learning.kind, []).append(f"- {' '.join(learning.content.split())}")
     files: dict[str, str] = {
         LearningKind.ERROR: names.LEARNINGS_ERRORS,
@@ -115,6 +135,7 @@ def salient_facts(request: ContextRequest) -> list[Part]:
     # The cached salience only ever overstates (decay lowers it), so it preselects a superset.
     candidates = facts_salient(
         agent=request.agent,
+        audience=request.audience,
         threshold=config.salience_high_threshold,
         limit=config.context_fact_limit * 2,
     )
@@ -137,6 +158,7 @@ def relevant_facts(request: ContextRequest) -> list[Part]:
     vector, _ = query_vector(request)  # without one, keyword matches still count
     found = facts_relevant(
         agent=request.agent,
+        audience=request.audience,
         query=request.query,
         vector=vector,
         min_similarity=config.context_fact_relevance_threshold,

@@ -6,6 +6,7 @@ from typing import Protocol
 
 from apps.agents.config import AgentConfig
 from apps.agents.models import Agent
+from apps.agents.users import Audience
 from apps.conversations.models import Message, Session
 from apps.facts.models import Fact
 from apps.search.ranking import LegRank
@@ -20,6 +21,11 @@ class ContextRequest:
     max_tokens: int
     # Reads shared by providers within this one call (e.g. the agent's workspace entries).
     memo: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def audience(self) -> Audience:
+        """Whose memory the session reads: the agent's and its user's (issue 26)."""
+        return Audience(self.session.user or None)
 
 
 @dataclass

@@ -1,0 +1,62 @@
+"""A user's own data as JSON (issue 26's data-access request): their sessions with every
+message, and their facts with every version. Entries, HISTORY and learnings travel beside it
+in the workspace archive as files."""
+
+import json
+
+from apps.agents.models import Agent
+from apps.conversations.selectors import session_messages, user_sessions
+from apps.facts.selectors import facts_of_user
+
+
+def _message(m) -> dict:
+    return {
+        "id": str(m.id),
+        "role": m.role,
+        "name": m.name,
+        "content": m.content,
+        "tool_name": m.tool_name,
+        "tool_calls": m.tool_calls_json,
+        "created_at": m.created_at.isoformat(),
+        "metadata": m.metadata,
+    }
+
+
+def _fact(f) -> dict:
+    return {
+        "id": f.pk,
+        "category": f.category.name,
+        "key": f.key,
+        "value": f.value,
+        "status": f.status,
+        "valid_from": f.valid_from.isoformat(),
+        "valid_to": f.valid_to.isoformat() if f.valid_to else None,
+        "versions": [
+            {
+                "number": v.number,
+                "old_value": v.old_value,
+                "new_value": v.new_value,
+                "changed_by": v.changed_by,
+                "reason": v.reason,
+                "changed_at": v.changed_at.isoformat(),
+            }
+            for v in sorted(f.versions.all(), key=lambda v: v.number)
+        ],
+    }
+
+
+def user_data(*, agent: Agent, user: str) -> str:
+    """`user`'s sessions (with messages, oldest first) and facts as indented JSON."""
+    sessions = [
+        {
+            "id": str(s.id),
+            "key": s.key,
+            "title": s.title,
+            "created_at": s.created_at.isoformat(),
+            "messages": [_message(m) for m in session_messages(session=s).defer("embedding")],
+        }
+        for s in user_sessions(agent=agent, user=user)
+    ]
+    facts = [_fact(f) for f in facts_of_user(agent=agent, user=user)]
+    body = {"user": user, "agent": agent.slug, "sessions": sessions, "facts": facts}
+    return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
