@@ -81,7 +81,7 @@ def test_the_tools_take_the_user_and_never_return_the_other_users_memory(mcp, wo
                     continue
                 probes.check(label, viewer, body, found_of(body), probes.expect(q, viewer, *kinds))
 
-    assert probes.failures == []
+    assert probes.failures == [], "\n".join(probes.failures)
     assert probes.count == rounds * TOOLS_PER_QUERY == 154
 
 

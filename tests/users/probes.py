@@ -1,7 +1,7 @@
 """Probing a read path as one user: nothing of the other user may come back (none of their
-words, their user id, session key or session id anywhere in the answer, none of their row
-ids), and every item of the user's own and the agent's memory that the query names must.
-A probe records what went wrong and the test goes on, so one run lists every failing probe."""
+words or their user id anywhere in the answer, none of their row ids), and every item of the
+user's own and the agent's memory that the query names must. A probe records what went
+wrong and the test goes on, so one run lists every failing probe."""
 
 import json
 from dataclasses import dataclass, field
@@ -63,7 +63,9 @@ class Probes:
                 f"{label} as {viewer.name}: {response.status_code} {response.content[:300]!r}"
             )
             return None
-        return response.json() if response.content else {}
+        if not response.content or not response["Content-Type"].startswith("application/json"):
+            return {}  # a file (the workspace export) or no body: the caller reads it
+        return response.json()
 
     def check(
         self, label: str, viewer: Person, body: Any, found: Found, expected: Found | None = None
@@ -72,7 +74,7 @@ class Probes:
         `expected` among `found`."""
         other = other_of(viewer)
         text = answer_text(body)
-        marks = [*other.words, other.user, other.session_key, self.world.sessions[other.user]["id"]]
+        marks = [*other.words, other.user]
         words = [m for m in marks if m.lower() in text]
         theirs = {k: sorted(ids & self.world.ids(other.user, k)) for k, ids in found.items()}
         leaked = {k: ids for k, ids in theirs.items() if ids}

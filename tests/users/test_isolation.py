@@ -15,7 +15,7 @@ ROUNDS = len(VIEWERS) * len(QUERIES)  # 50: every viewer asks every query
 
 
 def _done(probes: Probes, calls_per_round: int) -> None:
-    assert probes.failures == []
+    assert probes.failures == [], "\n".join(probes.failures)
     assert probes.count == ROUNDS * calls_per_round
 
 
