@@ -10,7 +10,7 @@ import re
 import pytest
 
 from apps.agents.models import AuditEvent
-from apps.conversations.models import Message, Session
+from apps.conversations.models import Message, Session, Summary
 from apps.entries.models import Entry, EntryAlias, EntryChange
 from apps.facts.models import Fact, FactVersion
 from apps.learnings.models import Learning
@@ -28,20 +28,25 @@ def _rows(agent, user: str) -> dict[str, int]:
     return {
         "sessions": Session.objects.filter(agent=agent, user=user).count(),
         "messages": Message.objects.filter(agent=agent, session__user=user).count(),
+        "summaries": Summary.objects.filter(session__agent=agent, session__user=user).count(),
         "facts": facts.count(),
         "fact_versions": FactVersion.objects.filter(fact__in=facts).count(),
         "entries": entries.count(),
         "entry_aliases": EntryAlias.objects.filter(agent=agent, user=user).count(),
         "entry_changes": EntryChange.objects.filter(agent=agent, user=user).count(),
         "learnings": Learning.objects.filter(agent=agent, user=user).count(),
-        "history_entries": HistoryEntry.objects.filter(agent=agent, user=user).count(),
+        "history": HistoryEntry.objects.filter(agent=agent, user=user).count(),
         "runs": Run.objects.filter(agent=agent, user=user).count(),
     }
 
 
 def _more_of(api, world: World, p: Person) -> None:
-    """An alias and a rewrite of the note, and a new version of the fact: rows of the
-    stores that hang off entries and facts."""
+    """A rolling summary (with its run), an alias and a rewrite of the note, and a new
+    version of the fact: rows of the stores that hang off sessions, entries and facts."""
+    settings = {"settings": {"max_history_messages": 2}}
+    assert api.patch("/agent/settings", settings).status_code == 200
+    summary = api.post(f"/sessions/{p.session_key}/summarize").json()
+    assert [(r["kind"], r["user"]) for r in summary["runs"]] == [("summary", p.user)]
     note = f"notes/{p.name.lower()}.md"
     user = {"user": p.user}
     assert (
@@ -62,19 +67,19 @@ def test_erasing_a_user_removes_their_rows_with_the_counts_created(
     created = {
         "sessions": 1,
         "messages": 2 * len(ALICE.messages),
+        "summaries": 1,
         "facts": 1,
         "fact_versions": FactVersion.objects.filter(
             fact_id__in=world.ids(ALICE.user, "fact")
         ).count(),
-        "entries": len(world.of(ALICE.user, "entry"))
-        + Entry.objects.filter(
-            agent=agent, user=ALICE.user, name__startswith="memory/2"
-        ).count(),  # the note, USER.md, MEMORY.md and the daily log of her fact
+        # the note, USER.md, MEMORY.md, and the daily log her fact went to
+        "entries": 3
+        + Entry.objects.filter(agent=agent, user=ALICE.user, name__startswith="memory/2").count(),
         "entry_aliases": 1,
         "entry_changes": EntryChange.objects.filter(agent=agent, user=ALICE.user).count(),
         "learnings": 1,
-        "history_entries": 1,
-        "runs": 1,
+        "history": 1,
+        "runs": 2,  # the consolidation's and the summary's
     }
     assert created["fact_versions"] >= 1
     assert created["entry_changes"] >= 1
@@ -87,7 +92,7 @@ def test_erasing_a_user_removes_their_rows_with_the_counts_created(
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["user"] == ALICE.user
-    assert {k: body["deleted"].get(k) for k in created} == created
+    assert body["deleted"] == created
     assert _rows(agent, ALICE.user) == dict.fromkeys(created, 0)
     assert not Message.objects.filter(id__in=world.ids(ALICE.user, "message")).exists()
     assert _rows(agent, CAROLINE.user) == caroline
