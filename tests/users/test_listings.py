@@ -104,11 +104,7 @@ def _files(api, probes: Probes, viewer: Person) -> None:
     if probes.answer(label, viewer, response) is None:
         return
     with tarfile.open(fileobj=io.BytesIO(response.content), mode="r:gz") as tar:
-        files = {
-            m.name: tar.extractfile(m).read().decode()  # type: ignore[union-attr]
-            for m in tar.getmembers()
-            if m.isfile()
-        }
+        files = {m.name: tar.extractfile(m).read().decode() for m in tar.getmembers() if m.isfile()}
     probes.check(label, viewer, files, {})
     text = "\n".join(files.values())
     probes.lines_in(label, viewer, text, [viewer.note, viewer.user_md, viewer.correction])
