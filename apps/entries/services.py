@@ -109,9 +109,12 @@ def entry_change_record(
 
 
 def _flag_memory(agent: Agent, entry: Entry) -> None:
-    # Seed 004: MEMORY.md past max_memory_bytes is flagged, and its compression queued.
-    entry.needs_compression = entry.name == names.MEMORY and (
-        len(entry.content.encode("utf-8")) > agent.config.max_memory_bytes
+    # Seed 004: MEMORY.md past max_memory_bytes is flagged, and its compression queued. A
+    # user's MEMORY.md is kept under the limit by its writers (consolidation, flush) only.
+    entry.needs_compression = (
+        entry.name == names.MEMORY
+        and entry.user == AGENT
+        and (len(entry.content.encode("utf-8")) > agent.config.max_memory_bytes)
     )
     if entry.needs_compression:
         _announce_compression(agent.pk)

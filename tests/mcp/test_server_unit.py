@@ -93,11 +93,11 @@ def test_tools_list_names_every_tool_with_the_api_schemas(key):
     assert [t["name"] for t in tools] == TOOL_NAMES == list(TOOLS)
     by_name = {t["name"]: t for t in tools}
     recall = by_name["memory_recall"]["inputSchema"]
-    assert list(recall["properties"]) == ["query", "category", "k"]
+    assert list(recall["properties"]) == ["user", "query", "session_id", "category", "k"]
     assert recall["required"] == ["query"]
     assert by_name["memory_recall"]["description"].startswith("Semantic recall over facts")
     assert by_name["append_messages"]["inputSchema"]["required"] == ["messages", "session_id"]
-    assert list(by_name["entry_rename"]["inputSchema"]["properties"]) == ["name", "new_name"]
+    assert list(by_name["entry_rename"]["inputSchema"]["properties"]) == ["user", "scope", "name", "new_name"]
 
 
 def test_a_tool_answers_the_api_body(key, api):

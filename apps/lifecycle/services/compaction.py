@@ -224,13 +224,14 @@ class _Compaction(LifecycleStep[_Plan, _Archive]):
 
     def write(self, plan: _Plan, made: _Archive, run: Run) -> dict:
         session, agent, prefix = self.session, self.session.agent, plan.cut.prefix
-        name = archive_name_free(agent=agent, prefix=archive_prefix(session))
+        name = archive_name_free(agent=agent, prefix=archive_prefix(session), owner=session.user)
         entry_archive_add(
             agent=agent,
             name=name,
             content=made.text,
             changed_by="compaction",
             detail=f"session {session.key}: {len(prefix)} messages",
+            owner=session.user,
         )
         now = timezone.now()
         marker = compact_marker_add(

@@ -17,6 +17,7 @@ from django.db.models import Exists, OuterRef
 
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
+from apps.agents.users import AGENT
 from apps.entries import names
 from apps.entries.models import Entry, EntryChange
 from apps.entries.services import entry_put
@@ -74,7 +75,7 @@ def _size(text: str) -> int:
 
 
 def _memory_entry(agent: Agent) -> Entry | None:
-    return Entry.objects.filter(agent=agent, name=names.MEMORY).first()
+    return Entry.objects.filter(agent=agent, user=AGENT, name=names.MEMORY).first()
 
 
 def _why_not(agent: Agent, entry: Entry | None) -> str:

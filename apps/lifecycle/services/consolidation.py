@@ -97,7 +97,9 @@ def _chunk(session: Session, keep: int) -> list[Message]:
 
 
 def _read_memory(session: Session) -> str:
-    found = documents(agent=session.agent, names=[names.MEMORY]).get(names.MEMORY)
+    # A user's session consolidates into that user's MEMORY.md (issue 26).
+    found = documents(agent=session.agent, names=[names.MEMORY], owner=session.user)
+    found = found.get(names.MEMORY)
     return found.content if found is not None else ""
 
 
@@ -208,6 +210,7 @@ def _apply_memory(session: Session, result: _Result, memory: str, run_ref: str) 
         content=result.memory_update.strip() + "\n",
         changed_by="consolidation",
         reason=run_ref,
+        owner=session.user,
     )
     return "updated"
 
@@ -224,6 +227,7 @@ def _propose_corrections(session: Session, corrections: tuple[str, ...]) -> None
             status=review_status(session.agent),
             session_id=session.pk,
             session_key=session.key,
+            user=session.user,
         )
 
 
@@ -243,6 +247,7 @@ def _history_add(
         agent=session.agent,
         session=session,
         session_key=session.key,
+        user=session.user,
         content=result.history,
         kind=HistoryKind.OK if result.ok else HistoryKind.RAW_FALLBACK,
         run=run,
@@ -286,6 +291,7 @@ class _Consolidation(LifecycleStep[_Chunk, _Result]):
             kind=RunKind.CONSOLIDATE,
             session_key=session.key,
             text=first_line(made.history),
+            owner=session.user,
         )
         schedule_embedding(corpus="history", ids=[entry.pk])
         return {

@@ -45,22 +45,28 @@ def log_line(*, kind: str, session_key: str, text: str, at: datetime | None = No
     return f"- {at:%H:%M:%S} [{kind}] {session_key}: {shown}\n"
 
 
-def _logged_today(agent: Agent, name: str, kind: str, session_key: str) -> bool:
-    log = documents(agent=agent, names=[name]).get(name)
+def _logged_today(agent: Agent, owner: str, name: str, kind: str, session_key: str) -> bool:
+    log = documents(agent=agent, names=[name], owner=owner).get(name)
     return log is not None and f" [{kind}] {session_key}: " in log.content
 
 
 def daily_log_append(
-    *, agent: Agent, kind: str, session_key: str, text: str, once_a_day: bool = False
+    *,
+    agent: Agent,
+    kind: str,
+    session_key: str,
+    text: str,
+    once_a_day: bool = False,
+    owner: str = "",
 ) -> str:
     """Append the run's line to today's log (inside the caller's transaction); returns the
     log's name, or "" when no line was written: `once_a_day` and the session has a line of
     this kind today, or the name is taken by something a log cannot append to (an archive
-    or an alias): the run still applies."""
+    or an alias): the run still applies. A user's session logs to that user's log."""
     now = timezone.now()
     day = now.date()
     name = names.daily_log_name(day)
-    if once_a_day and _logged_today(agent, name, kind, session_key):
+    if once_a_day and _logged_today(agent, owner, name, kind, session_key):
         return ""
     try:
         with transaction.atomic():  # a savepoint: a refused append leaves the run intact
@@ -69,6 +75,7 @@ def daily_log_append(
                 name=name,
                 text=log_line(kind=kind, session_key=session_key, text=text, at=now),
                 header=f"# {day.isoformat()}\n\n",
+                owner=owner,
             )
     except Conflict as exc:
         logger.warning("daily log %s of agent %s not appended: %s", name, agent.pk, exc)

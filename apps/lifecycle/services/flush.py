@@ -178,6 +178,7 @@ def _drafts(session: Session, found: list[Found]) -> list[FactDraft]:
                     category=category,
                     importance=fact.importance,
                     session_id=session.pk,
+                    user=session.user,  # a user's session: their facts (issue 26)
                     # Proposed by the lifecycle, not saved by the agent: reviewed when asked.
                     pending=session.agent.config.fact_review,
                 )
@@ -200,7 +201,8 @@ def _memory_lines(memory: str, values: list[str]) -> str:
 def _memory_write(session: Session, kind: str, saved: list[Fact]) -> str:
     """Add the active facts to MEMORY.md as lines (a pending fact waits for its approval:
     get_context reads MEMORY.md); says whether it changed."""
-    memory = documents(agent=session.agent, names=[names.MEMORY]).get(names.MEMORY)
+    found = documents(agent=session.agent, names=[names.MEMORY], owner=session.user)
+    memory = found.get(names.MEMORY)
     before = memory.content if memory is not None else ""
     after = _memory_lines(before, [f.value for f in saved if f.status == FactStatus.ACTIVE])
     if after == before:
@@ -211,6 +213,7 @@ def _memory_write(session: Session, kind: str, saved: list[Fact]) -> str:
         content=after,
         changed_by=kind,
         reason=f"{kind} of {session.key}",
+        owner=session.user,
     )
     return "updated"
 

@@ -38,7 +38,9 @@ def _archive_kept(session: Session) -> str | None:
     messages = list(qs)
     if not messages:
         return None
-    name = archive_name_free(agent=session.agent, prefix=archive_prefix(session))
+    name = archive_name_free(
+        agent=session.agent, prefix=archive_prefix(session), owner=session.user
+    )
     title = f"Session {session.key} before its reset: {len(messages)} messages kept whole"
     entry_archive_add(
         agent=session.agent,
@@ -46,6 +48,7 @@ def _archive_kept(session: Session) -> str | None:
         content=whole_transcript(messages=messages, title=title),
         changed_by="reset",
         detail=f"session {session.key} reset",
+        owner=session.user,
     )
     return name
 

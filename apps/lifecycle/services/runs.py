@@ -73,6 +73,7 @@ def run_record(
         agent=agent,
         session=linked,
         session_key=session.key if session is not None else "",
+        user=session.user if session is not None else "",
         kind=kind,
         trigger=trigger,
         status=status,

@@ -186,6 +186,7 @@ class _Summary(LifecycleStep[_Chunk, _Generated]):
             session_key=session.key,
             text=first_sentence(text),
             once_a_day=True,
+            owner=session.user,
         )
         echoed = {"echoed": {"summary": made.echoed}} if made.echoed else {}
         return {"summary_tokens": count_tokens(text), **echoed}

@@ -7,6 +7,7 @@ from typing import Any
 from ninja import Schema
 from pydantic import Field
 
+from apps.agents.schemas import ScopedWrite
 from apps.api import entries as entries_api
 from apps.entries.schemas import (
     EntryAliasIn,
@@ -24,7 +25,11 @@ class EntryRef(Schema):
     name: str = NAME
 
 
-class RenameIn(EntryRef):
+class ScopedRef(EntryRef, ScopedWrite):
+    """An entry of the agent's, or (with `user`) of one of its users."""
+
+
+class RenameIn(ScopedRef):
     new_name: str = Field(..., description="The new name (EntryRename.name).")
 
 
@@ -52,15 +57,17 @@ TOOLS = [
         "entry_rename",
         entries_api.rename_entry,
         RenameIn,
-        lambda args: EntryRename(name=args.new_name),
+        lambda args: EntryRename(name=args.new_name, user=args.user, scope=args.scope),
     ),
     _named("entry_alias", entries_api.alias_entry, AliasIn, lambda args: part(args, EntryAliasIn)),
     _named("entry_write", entries_api.write_entry, WriteIn, lambda args: part(args, EntryWrite)),
     Tool(
         name="entry_remove",
         endpoint=entries_api.remove_entry,
-        params=EntryRef,
-        call=lambda request, args: entries_api.remove_entry(request, name=args.name),
+        params=ScopedRef,
+        call=lambda request, args: entries_api.remove_entry(
+            request, name=args.name, query=part(args, ScopedWrite)
+        ),
         description="Remove: delete an entry with all its aliases; its content stays in its "
         "change log. The result is {} (the API answers 204 with no body).",
     ),
