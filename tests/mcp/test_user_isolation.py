@@ -82,7 +82,7 @@ def test_the_tools_take_the_user_and_never_return_the_other_users_memory(mcp, wo
                 probes.check(label, viewer, body, found_of(body), probes.expect(q, viewer, *kinds))
 
     assert probes.failures == [], "\n".join(probes.failures)
-    assert probes.count == rounds * TOOLS_PER_QUERY == 154
+    assert probes.count == rounds * TOOLS_PER_QUERY == 168
 
 
 def test_a_tool_call_naming_a_session_and_another_user_is_refused(mcp, world: World):

@@ -2,7 +2,7 @@
 them with each user's distinctive words, the agent's and generic queries. Each probe asserts
 that nothing of the other user comes back (their words, user id, session and row ids) and
 that the user's own and the agent's items the query names do; the agent's memory is found by
-both. Each test asserts how many probes it made: 650 in all, on each backend."""
+both. Each test asserts how many probes it made: 702 in all, on each backend."""
 
 import pytest
 
@@ -11,7 +11,7 @@ from tests.users.world import AGENT_CORRECTION, AGENT_MEMORY_MD, World
 
 pytestmark = pytest.mark.django_db
 
-ROUNDS = len(VIEWERS) * len(QUERIES)  # 50: every viewer asks every query
+ROUNDS = len(VIEWERS) * len(QUERIES)  # 54: every viewer asks every query
 
 
 def _done(probes: Probes, calls_per_round: int) -> None:

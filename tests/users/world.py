@@ -1,8 +1,8 @@
 """Two end users of one agent (issue 26), built through the JSON API as an agent would: Alice
-("telegram:1") and Caroline ("telegram:2"), each with a session, messages, a fact, a note,
-USER.md, a correction and a HISTORY entry (consolidation without an LLM writes one), plus the
-agent's own memory of every kind. Each item carries a word no other item has, so a probe can
-tell exactly whose memory a read returned."""
+("telegram:1") and Caroline ("telegram:2"), each with a session, messages, a failing tool
+call, a fact, a note, USER.md, a correction and a HISTORY entry (consolidation without an LLM
+writes one), plus the agent's own memory of every kind. Each item carries a word no other
+item has, so a probe can tell exactly whose memory a read returned."""
 
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +20,8 @@ class Person:
     name: str
     session_key: str
     messages: tuple[str, ...]  # the user's lines (each followed by an assistant line)
+    request: str  # then a request whose tool call fails (error memory captures both)
+    tool: str
     fact: str
     note: str
     user_md: str
@@ -35,11 +37,22 @@ ALICE = Person(
         "I am vegetarian and I live in Lisbon.",
         "I play the saxophone in a jazz band.",
     ),
+    request="Please book the Alfama tram for me.",
+    tool="book_tram",
     fact="Alice adores marzipan",
     note="Alice paddles a kayak on weekends.",
     user_md="# User\n\nAlice was born in Reykjavik.\n",
     correction="Alice's dog is called Biscuit, not Cookie.",
-    words=("vegetarian", "Lisbon", "saxophone", "marzipan", "kayak", "Reykjavik", "Biscuit"),
+    words=(
+        "vegetarian",
+        "Lisbon",
+        "saxophone",
+        "marzipan",
+        "kayak",
+        "Reykjavik",
+        "Biscuit",
+        "Alfama",
+    ),
 )
 CAROLINE = Person(
     user="telegram:2",
@@ -49,11 +62,22 @@ CAROLINE = Person(
         "I moved to Zanzibar last spring and I fold origami cranes.",
         "I play the cello in an orchestra.",
     ),
+    request="Please order the ferry to Kizimkazi for me.",
+    tool="order_ferry",
     fact="Caroline is allergic to pistachio",
     note="Caroline keeps a tarantula named Rosie.",
     user_md="# User\n\nCaroline was born in Valparaiso.\n",
     correction="Caroline's cat is called Mochi, not Miso.",
-    words=("Zanzibar", "origami", "cello", "pistachio", "tarantula", "Valparaiso", "Mochi"),
+    words=(
+        "Zanzibar",
+        "origami",
+        "cello",
+        "pistachio",
+        "tarantula",
+        "Valparaiso",
+        "Mochi",
+        "Kizimkazi",
+    ),
 )
 PEOPLE = (ALICE, CAROLINE)
 
@@ -111,13 +135,25 @@ def ok(response, status: int = 200) -> Any:
     return response.json()
 
 
-def _append(api: ApiClient, world: World, owner: str, key: str, lines: tuple[str, ...]) -> None:
-    batch = []
-    for line in lines:
-        batch += [
-            {"role": "user", "content": line},
-            {"role": "assistant", "content": "Thanks, noted."},
-        ]
+def _chat(lines: tuple[str, ...]) -> list[dict]:
+    """Each line said by the user, each answered by the assistant."""
+    return [
+        {"role": role, "content": text}
+        for line in lines
+        for role, text in [("user", line), ("assistant", "Thanks, noted.")]
+    ]
+
+
+def _failure(p: Person) -> list[dict]:
+    """The person's request, then the tool call for it failing (error memory and an error
+    learning capture it, quoting the request)."""
+    return [
+        {"role": "user", "content": p.request},
+        {"role": "tool", "tool_name": p.tool, "content": "timeout: no answer", "is_error": True},
+    ]
+
+
+def _append(api: ApiClient, world: World, owner: str, key: str, batch: list[dict]) -> None:
     body = ok(api.post(f"/sessions/{key}/messages", {"messages": batch}), 201)
     for message in body["messages"]:
         world.add("message", message["id"], owner, message["content"])
@@ -135,7 +171,7 @@ def _person(api: ApiClient, world: World, p: Person) -> None:
     assert session["user"] == p.user
     world.sessions[p.user] = session
     world.add("session", session["id"], p.user, p.session_key)
-    _append(api, world, p.user, p.session_key, p.messages)
+    _append(api, world, p.user, p.session_key, _chat(p.messages) + _failure(p))
 
     saved = ok(api.post("/memory/save", {"content": p.fact, "session_id": p.session_key}))
     world.add("fact", saved["fact"]["id"], p.user, saved["fact"]["value"])
@@ -154,7 +190,7 @@ def _agent_memory(api: ApiClient, world: World) -> None:
     ops = ok(api.post("/sessions", {"key": OPS_KEY}), 201)
     world.sessions[AGENT] = ops
     world.add("session", ops["id"], AGENT, OPS_KEY)
-    _append(api, world, AGENT, OPS_KEY, OPS_MESSAGES)
+    _append(api, world, AGENT, OPS_KEY, _chat(OPS_MESSAGES))
     memory_md = ok(api.post("/entries", {"name": "MEMORY.md", "content": AGENT_MEMORY_MD}), 201)
     world.add("entry", memory_md["id"], AGENT, AGENT_MEMORY_MD)
     # agent-wide calls that name a user but say "scope": "agent" write the agent's memory
@@ -180,6 +216,9 @@ def _history_and_documents(api: ApiClient, world: World) -> None:
     by_session = {s["id"]: owner for owner, s in world.sessions.items()}
     for entry in ok(api.get("/memory/history", {"limit": 100}))["items"]:
         world.add("history", entry["id"], by_session[entry["session_id"]], entry["content"])
+    # error learnings the failing tool calls captured: whoever the API says they belong to
+    for learning in ok(api.get("/learnings", {"kind": "error", "limit": 100}))["items"]:
+        world.add("learning", learning["id"], learning["user"] or AGENT, learning["content"])
     for p in PEOPLE:
         # the user's own MEMORY.md (test_scopes checks that consolidation wrote it)
         memory_md = ok(api.get("/entries/MEMORY.md", {"user": p.user}))
