@@ -249,5 +249,22 @@ class ReadOnlyAdmin(TeamScopedAdmin):
         return False
 
 
+class UserListFilter(admin.AllValuesFieldListFilter):
+    """The `user` of the rows listed (issue 26), kept to the user's teams (the admin's
+    queryset), the agent's own rows ("") shown as such rather than as a blank link."""
+
+    AGENT_LABEL = "(the agent's own)"
+
+    def choices(self, changelist):
+        for choice in super().choices(changelist):
+            if choice["display"] == "" or choice["display"].startswith(" ("):
+                choice = {**choice, "display": self.AGENT_LABEL + choice["display"]}
+            yield choice
+
+
+# The admins of rows that belong to a user: `user` shown, filtered and searched.
+USER_LIST_FILTER = ("user", UserListFilter)
+
+
 class TeamScopedTabularInline(TeamScopedMixin, admin.TabularInline):
     """An inline whose foreign-key choices keep to the user's teams."""

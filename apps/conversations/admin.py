@@ -3,19 +3,24 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
-from apps.agents.scoping import TeamScopedAdmin
+from apps.agents.scoping import USER_LIST_FILTER, TeamScopedAdmin
 from apps.conversations.models import Message, Session, SessionMeta, Summary
 from apps.search.admin import HasVectorFilter, embedding_status_filter
 
 
 @admin.register(Session)
 class SessionAdmin(TeamScopedAdmin):
-    list_display = ["key", "agent", "title", "created_at", "updated_at"]
-    list_filter = ["agent__team", "agent"]
-    search_fields = ["key", "title", "id"]
+    list_display = ["key", "agent", "user", "title", "created_at", "updated_at"]
+    list_filter = ["agent__team", "agent", USER_LIST_FILTER]
+    search_fields = ["key", "title", "id", "user"]
     readonly_fields = ["id", "agent", "created_at", "updated_at", "message_list", "rolling_summary",
                        "fact_list"]  # fmt: skip
     date_hierarchy = "created_at"
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Session | None = None):
+        # A session's user is set at creation (issue 26): what it wrote is theirs.
+        fields = list(super().get_readonly_fields(request, obj))
+        return [*fields, "user"] if obj is not None else fields
 
     @admin.display(description="messages")
     def message_list(self, obj: Session) -> str:

@@ -84,6 +84,7 @@ def _scope(
     *,
     agent: Agent,
     session: Session | None,
+    session_user: str | None,
     roles: Sequence[str] | None,
     after: datetime | None,
     before: datetime | None,
@@ -94,6 +95,8 @@ def _scope(
     q = audience.q("session__user")
     if session is not None:
         q &= Q(session=session)
+    if session_user is not None:
+        q &= Q(session__user=session_user)
     if roles:
         for role in roles:
             if role not in Role.values:
@@ -193,6 +196,7 @@ def message_search(
     mode: str = "semantic",
     k: int = 10,
     session: Session | None = None,
+    session_user: str | None = None,
     roles: Sequence[str] | None = None,
     after: datetime | None = None,
     before: datetime | None = None,
@@ -208,12 +212,14 @@ def message_search(
     vector over everything; contains: substring, newest first. No score cutoff unless
     `min_score` is given. When the query cannot be embedded, semantic and hybrid fall back to
     BM25 over the same scope, say so in `degraded`, and ignore `min_score` (a cosine cutoff
-    means nothing on BM25 scores). Raises InvalidInput.
+    means nothing on BM25 scores). `session_user` keeps the messages of that user's sessions
+    only ("" the sessions without a user: the review pages' filter). Raises InvalidInput.
     """
     _validate(query, mode, k, metadata)
     scope = _scope(
         agent=agent,
         session=session,
+        session_user=session_user,
         roles=roles,
         after=after,
         before=before,

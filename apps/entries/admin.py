@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from apps.agents.scoping import TeamScopedAdmin, TeamScopedTabularInline
+from apps.agents.scoping import USER_LIST_FILTER, TeamScopedAdmin, TeamScopedTabularInline
 from apps.entries.models import Entry, EntryAlias
 from apps.entries.services import entry_set_content
 
@@ -17,11 +17,13 @@ class EntryAliasInline(TeamScopedTabularInline):
 
 @admin.register(Entry)
 class EntryAdmin(TeamScopedAdmin):
-    list_display = ["name", "agent", "kind", "needs_compression", "created_at", "updated_at"]
-    list_filter = ["kind", "needs_compression", "agent"]
-    search_fields = ["name", "content", "aliases__name"]
-    readonly_fields = ["agent", "name", "kind", "token_count", "needs_compression", "created_at",
-                       "updated_at"]  # fmt: skip
+    list_display = ["name", "agent", "user", "kind", "needs_compression", "created_at",
+                    "updated_at"]  # fmt: skip
+    list_filter = ["kind", "needs_compression", "agent", USER_LIST_FILTER]
+    search_fields = ["name", "content", "aliases__name", "user"]
+    # `user` with `name`: the entry's identity (unique per agent and owner).
+    readonly_fields = ["agent", "user", "name", "kind", "token_count", "needs_compression",
+                       "created_at", "updated_at"]  # fmt: skip
     inlines = [EntryAliasInline]
     date_hierarchy = "created_at"
 

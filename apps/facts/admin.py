@@ -2,7 +2,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from apps.agents.scoping import TeamScopedAdmin, TeamScopedTabularInline
+from apps.agents.scoping import USER_LIST_FILTER, TeamScopedAdmin, TeamScopedTabularInline
 from apps.core.errors import ApplicationError
 from apps.facts.models import Category, Fact, FactVersion
 from apps.facts.services import fact_merge, fact_update, facts_approve
@@ -42,6 +42,7 @@ class FactAdmin(TeamScopedAdmin):
         "salience_2dp",
         "access_count",
         "source",
+        "user",  # after the rest: ?o= column numbers stay as they were
         "valid_to",
     ]
     list_filter = [
@@ -49,13 +50,15 @@ class FactAdmin(TeamScopedAdmin):
         "source",
         ("valid_to", admin.EmptyFieldListFilter),
         "agent",
+        USER_LIST_FILTER,
         ("category__name", CategoryFilter),
         embedding_status_filter("facts"),
     ]
-    search_fields = ["key", "value", "category__name"]
+    search_fields = ["key", "value", "category__name", "user"]
     list_select_related = ["category", "agent"]
     readonly_fields = [
         "agent",
+        "user",  # whose fact it is: part of its key, so not moved between users here
         "normalized",
         "access_count",
         "last_accessed_at",

@@ -7,7 +7,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
-from apps.agents.scoping import TeamScopedAdmin
+from apps.agents.scoping import USER_LIST_FILTER, TeamScopedAdmin
 from apps.learnings import services
 from apps.learnings.models import ErrorRecord, Learning, LearningSource, LearningStatus, Outcome
 from apps.search.admin import embedding_status_filter
@@ -127,11 +127,19 @@ class LearningAdmin(TeamScopedAdmin):
         "source",
         "seen_count",
         "agent",
+        "user",
         "created_at",
     ]
-    list_filter = ["kind", "status", "source", ("agent", admin.RelatedOnlyFieldListFilter)]
-    search_fields = ["content"]
+    list_filter = [
+        "kind",
+        "status",
+        "source",
+        ("agent", admin.RelatedOnlyFieldListFilter),
+        USER_LIST_FILTER,
+    ]
+    search_fields = ["content", "user"]
     readonly_fields = [
+        "user",  # a correction from a user's session is theirs; one added here is the agent's
         "source",
         "session",
         "session_key",

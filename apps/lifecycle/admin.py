@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.http import HttpRequest
 
-from apps.agents.scoping import ReadOnlyAdmin, TeamScopedAdmin
+from apps.agents.scoping import USER_LIST_FILTER, ReadOnlyAdmin, TeamScopedAdmin
 from apps.lifecycle.models import HistoryEntry, Lease, Run
 from apps.search.admin import embedding_status_filter
 
@@ -14,6 +14,7 @@ class RunAdmin(TeamScopedAdmin):
         "created_at",
         "agent",
         "session_key",
+        "user",
         "kind",
         "trigger",
         "status",
@@ -23,8 +24,9 @@ class RunAdmin(TeamScopedAdmin):
         "output_tokens",
         "latency_ms",
     ]
-    list_filter = ["kind", "status", "trigger", "parse_tier", "agent__team", "agent"]
-    search_fields = ["session_key", "error", "=id"]
+    list_filter = ["kind", "status", "trigger", "parse_tier", "agent__team", "agent",
+                   USER_LIST_FILTER]  # fmt: skip
+    search_fields = ["session_key", "error", "=id", "user"]
     date_hierarchy = "created_at"
     readonly_fields = [f.name for f in Run._meta.concrete_fields] + ["facts"]
 
@@ -40,15 +42,17 @@ class HistoryEntryAdmin(ReadOnlyAdmin):
     """Seed 004's append-only history ("never truncated"): read-only, and no one deletes an
     entry here, superusers included (ReadOnlyAdmin)."""
 
-    list_display = ["created_at", "agent", "session_key", "kind", "short_content"]
-    list_filter = ["kind", "agent__team", "agent", embedding_status_filter("history")]
-    search_fields = ["content", "session_key"]
+    list_display = ["created_at", "agent", "session_key", "user", "kind", "short_content"]
+    list_filter = ["kind", "agent__team", "agent", USER_LIST_FILTER,
+                   embedding_status_filter("history")]  # fmt: skip
+    search_fields = ["content", "session_key", "user"]
     date_hierarchy = "created_at"
     exclude = ["embedding"]
     readonly_fields = [
         "agent",
         "session",
         "session_key",
+        "user",
         "created_at",
         "content",
         "kind",

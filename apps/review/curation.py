@@ -15,9 +15,9 @@ from django.utils.safestring import SafeString, mark_safe
 
 from apps.agents.models import Agent
 from apps.conversations.search import SearchResult
-from apps.conversations.selectors import sessions_page
 from apps.facts.models import Fact, FactVersion
-from apps.facts.selectors import fact_versions, facts_by_category
+from apps.facts.selectors import fact_versions
+from apps.review.selectors import facts_listed, session_users, sessions_newest
 
 SESSION_CHOICES = 200  # the newest sessions offered in the search filter; a key also works
 _WORD = re.compile(r"\w[\w'-]*", re.UNICODE)
@@ -65,32 +65,37 @@ def word_diff(old: str, new: str) -> SafeString:
 # --- search ---
 
 
-def search_sessions(*, agent: Agent) -> list:
-    """The sessions offered by the search page's filter: the newest SESSION_CHOICES."""
-    return sessions_page(agent=agent, cursor=None, limit=SESSION_CHOICES).items
+def search_sessions(*, agent: Agent, user: str | None = None) -> list:
+    """The sessions offered by the search page's filter: the newest SESSION_CHOICES (of the
+    owner, when the page is filtered by user)."""
+    return sessions_newest(agent=agent, user=user, limit=SESSION_CHOICES)
 
 
 @dataclass(frozen=True)
 class ShownHit:
-    """One search hit as the page shows it: the message, score, legs (leg, rank, score) and
-    its merged context window, each message with the query terms highlighted."""
+    """One search hit as the page shows it: the message, score, legs (leg, rank, score), its
+    merged context window, each message with the query terms highlighted, and the user of
+    its session ("" for the agent's own)."""
 
     message: object
     score: float
     legs: list[tuple[str, int, float]]
     window: Sequence[tuple[object, SafeString]]
+    user: str = ""
 
 
-def shown_hits(result: SearchResult) -> list[ShownHit]:
+def shown_hits(agent: Agent, result: SearchResult) -> list[ShownHit]:
     windows = [
         [(m, highlight(m.content, result.query)) for m in w.messages] for w in result.windows
     ]
+    users = session_users(agent=agent, session_ids=[h.message.session_id for h in result.hits])
     return [
         ShownHit(
             message=h.message,
             score=h.score,
             legs=[(leg, r.rank, r.score) for leg, r in sorted(h.legs.items())],
             window=windows[h.window] if h.window < len(windows) else [],
+            user=users.get(h.message.session_id, ""),
         )
         for h in result.hits
     ]
@@ -105,10 +110,11 @@ class FactGroup:
     facts: list[Fact] = field(default_factory=list)
 
 
-def fact_groups(*, agent: Agent) -> list[FactGroup]:
-    """Current facts (approved and pending) by category name, most salient first."""
+def fact_groups(*, agent: Agent, user: str | None = None) -> list[FactGroup]:
+    """Current facts (approved and pending; the owner's) by category name, most salient
+    first."""
     groups: dict[str, FactGroup] = {}
-    for fact in facts_by_category(agent=agent):
+    for fact in facts_listed(agent=agent, user=user):
         groups.setdefault(fact.category.name, FactGroup(fact.category.name)).facts.append(fact)
     return list(groups.values())
 

@@ -12,6 +12,7 @@ from apps.review.views import (
     runs,
     search,
     sessions,
+    users,
 )
 
 app_name = "review"
@@ -45,4 +46,6 @@ urlpatterns = [
     path(A + "runs/", runs.run_list, name="runs"),
     path(A + "runs/<int:run_id>/", runs.run_detail, name="run"),
     path(A + "runs/<int:run_id>/retry/", runs.run_retry, name="run_retry"),
+    path(A + "users/", users.user_list, name="users"),
+    path(A + "users/<str:user>/", users.user_detail, name="user"),
 ]

@@ -79,6 +79,6 @@ def test_the_category_filter_is_titled_category(admin_client, agent):
     response = admin_client.get("/admin/facts/fact/")
 
     titles = [spec.title for spec in response.context["cl"].filter_specs]
-    assert titles == ["status", "source", "valid to", "category", "embedding status"]
+    assert titles == ["status", "source", "valid to", "user", "category", "embedding status"]
     assert "By name" not in response.content.decode()
     assert " By category " in response.content.decode()

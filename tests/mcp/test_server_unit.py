@@ -97,7 +97,12 @@ def test_tools_list_names_every_tool_with_the_api_schemas(key):
     assert recall["required"] == ["query"]
     assert by_name["memory_recall"]["description"].startswith("Semantic recall over facts")
     assert by_name["append_messages"]["inputSchema"]["required"] == ["messages", "session_id"]
-    assert list(by_name["entry_rename"]["inputSchema"]["properties"]) == ["user", "scope", "name", "new_name"]
+    assert list(by_name["entry_rename"]["inputSchema"]["properties"]) == [
+        "user",
+        "scope",
+        "name",
+        "new_name",
+    ]
 
 
 def test_a_tool_answers_the_api_body(key, api):

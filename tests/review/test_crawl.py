@@ -5,7 +5,10 @@ page of the first team's agent answers 404.
 The agent is seeded through the JSON API, the agents' own write path, with every kind of
 row a review page shows: sessions with messages and tool calls, a compact marker and its
 archive, a rolling summary, facts active, pending and superseded with versions, notes,
-MEMORY.md and HISTORY, learnings, error records, and runs ok, fallback and failed.
+MEMORY.md and HISTORY, learnings, error records, and runs ok, fallback and failed; and
+rows of three end users (issue 26): one with every kind of row, one whose name needs quoting
+in a path, one whose name holds a "/" (no page of their own), written through the domain
+services and models while the API learns `user`.
 """
 
 from dataclasses import dataclass, field
@@ -21,7 +24,9 @@ from django.utils import timezone
 from apps.conversations.models import CompactMarker, Message
 from apps.facts.models import Fact, FactStatus
 from apps.lifecycle.models import HistoryEntry, Run
+from tests.factories import SessionFactory
 from tests.lifecycle.helpers import use_llm
+from tests.review.users_seed import ALICE, seed_owner
 from tests.support.llm_server import Status
 
 MAX_PAGES = 500
@@ -149,6 +154,16 @@ def _seed_notes_and_learnings(api):
     _ok(api.post(f"/errors/{error['id']}/promote"), 201)
 
 
+ODD_USER = "zoë ?#%&"
+SLASH_USER = "team/eve"
+
+
+def _seed_users(agent):
+    seed_owner(agent, ALICE, "alice")
+    seed_owner(agent, ODD_USER, "zoe", minutes=5)
+    SessionFactory(agent=agent, key="eve-chat", user=SLASH_USER)
+
+
 @pytest.fixture
 def seeded(api, agent, settings, llm_server):
     now = timezone.now()
@@ -156,19 +171,24 @@ def seeded(api, agent, settings, llm_server):
     _seed_runs(api, settings, llm_server, chat, other)
     _seed_facts(api)
     _seed_notes_and_learnings(api)
+    _seed_users(agent)
     return agent
 
 
 def test_the_seed_holds_every_kind_of_row_a_page_shows(seeded):
     agent = seeded
-    assert Message.objects.filter(agent=agent).count() == 18 + 250
+    assert Message.objects.filter(agent=agent, session__user="").count() == 18 + 250
+    assert Message.objects.filter(agent=agent).exclude(session__user="").count() == 2 + 2
+    for user in (ALICE, ODD_USER):
+        assert Fact.objects.filter(agent=agent, user=user).count() == 2
+        assert HistoryEntry.objects.filter(agent=agent, user=user).count() == 1
     assert Message.objects.filter(agent=agent, role="tool").count() == 1
     assert CompactMarker.objects.filter(agent=agent).count() == 1
     statuses = set(Fact.objects.filter(agent=agent).values_list("status", flat=True))
     assert statuses == {FactStatus.ACTIVE, FactStatus.PENDING}
     assert Fact.objects.filter(agent=agent).exclude(superseded_by=None).count() == 1
-    assert HistoryEntry.objects.filter(agent=agent).count() == 1
-    runs = sorted(Run.objects.filter(agent=agent).values_list("kind", "status"))
+    assert HistoryEntry.objects.filter(agent=agent, user="").count() == 1
+    runs = sorted(Run.objects.filter(agent=agent, user="").values_list("kind", "status"))
     assert runs == [
         ("compact", "fallback"),
         ("consolidate", "ok"),
@@ -308,6 +328,12 @@ def test_every_page_reachable_from_review_answers_and_every_get_route_is_reached
     assert len(done.statuses) < MAX_PAGES, "the crawl hit its cap: some pages were not visited"
     assert _review_names(done.paths) == _all_review_names() - POST_ONLY
     assert "/review/agents/alice-bot/" in done.statuses
+    # Every user's page, the one whose name is quoted included; none for a name with a "/".
+    user_pages = sorted(p for p in done.paths if resolve(urlsplit(p).path).url_name == "user")
+    assert user_pages == [
+        "/review/agents/alice-bot/users/telegram:42/",
+        "/review/agents/alice-bot/users/zo%C3%AB%20%3F%23%25&/",
+    ]
 
 
 def test_another_team_gets_404_on_every_crawled_page_of_the_agent(seeded, editor, outsider):

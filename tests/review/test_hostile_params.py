@@ -2,9 +2,12 @@
 400 naming the parameter, never a server error; bytes that are not UTF-8 are replaced by
 Django and the page answers as usual. Both backends."""
 
+from urllib.parse import quote
+
 import pytest
 
 from tests.factories import MessageFactory
+from tests.review.users_seed import seed_three
 
 NUL_PAGES = [
     ("sessions/", "q=a%00b&page=1", "q"),
@@ -16,6 +19,14 @@ NUL_PAGES = [
     ("entries/", "q=x%00", "q"),
     ("audit/", "cursor=%00", "cursor"),
     ("queue/", "q=%00", "q"),
+    ("sessions/", "user=a%00b", "user"),
+    ("facts/", "user=%00", "user"),
+    ("entries/", "user=%00", "user"),
+    ("history/2026-03/", "user=%00", "user"),
+    ("learnings/", "user=%00", "user"),
+    ("runs/", "user=%00", "user"),
+    ("search/", "q=cat&user=%00", "user"),
+    ("users/", "page=%00", "page"),
 ]
 
 
@@ -48,3 +59,36 @@ def test_bytes_that_are_not_utf8_are_replaced_and_the_page_answers(viewer_client
     response = viewer_client.get(f"/review/agents/{agent.slug}/search/?q=cat%ED%A0%80&mode=keyword")
 
     assert response.status_code == 200
+
+
+# The pages a `user` filter narrows (issue 26), and values no user holds.
+USER_PAGES = ["sessions/", "facts/", "entries/", "history/2026-03/", "learnings/", "runs/",
+              "search/?q=parcel&mode=contains&"]  # fmt: skip
+HOSTILE_USERS = [
+    "x" * 5000,  # past USER_MAX
+    "<script>alert(1)</script>",
+    "' OR 1=1 --",
+    "../../etc/passwd",
+    "%ED%A0%80",  # sent raw below: bytes that are not UTF-8
+    "\u202emoc.live",  # right-to-left override
+    "\ttab",  # a control character no user holds
+]
+
+
+@pytest.mark.parametrize("page", USER_PAGES)
+@pytest.mark.parametrize("user", HOSTILE_USERS)
+def test_a_hostile_user_filter_answers_an_empty_page_with_the_value_escaped(
+    viewer_client, agent, page, user
+):
+    seed_three(agent)
+    value = user if user.startswith("%") else quote(user, safe="")
+    sep = "" if page.endswith("&") else "?"
+
+    response = viewer_client.get(f"/review/agents/{agent.slug}/{page}{sep}user={value}")
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<script>alert(1)</script>" not in html
+    assert "user-label" not in html  # no row of anyone matches
+    if user.startswith("<"):
+        assert '<option value="&lt;script&gt;alert(1)&lt;/script&gt;" selected>' in html

@@ -58,6 +58,9 @@ def _lock_pair(agent: Agent, keep: Fact, other: Fact) -> tuple[Fact, Fact]:
     rows = Fact.objects.filter(agent=agent, pk__in=[keep.pk, other.pk]).in_bulk()
     if len(rows) != 2 or any(f.valid_to is not None for f in rows.values()):
         raise Conflict("both facts must be this agent's and current")
+    if rows[keep.pk].user != rows[other.pk].user:
+        # A merge moves one fact's versions onto the other: never across users (issue 26).
+        raise Conflict("both facts must belong to the same user (or both to the agent)")
     return rows[keep.pk], rows[other.pk]
 
 

@@ -98,8 +98,8 @@ def _chunk(session: Session, keep: int) -> list[Message]:
 
 def _read_memory(session: Session) -> str:
     # A user's session consolidates into that user's MEMORY.md (issue 26).
-    found = documents(agent=session.agent, names=[names.MEMORY], owner=session.user)
-    found = found.get(names.MEMORY)
+    own = documents(agent=session.agent, names=[names.MEMORY], owner=session.user)
+    found = own.get(names.MEMORY)
     return found.content if found is not None else ""
 
 

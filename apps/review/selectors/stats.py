@@ -120,10 +120,13 @@ def agent_stats(
     ]
 
 
-def sessions_by_activity(*, agent: Agent, q: str = "") -> QuerySet[Session]:
+def sessions_by_activity(
+    *, agent: Agent, q: str = "", user: str | None = None
+) -> QuerySet[Session]:
     """The agent's sessions, most recently active first: the newest message's time (one
     index seek per session on message_session_time), else the session's updated_at;
-    `q` matches key or title, case-insensitively."""
+    `q` matches key or title, case-insensitively; `user` keeps one user's ("" the sessions
+    without a user, None all)."""
     newest = (
         Message.objects.filter(session=OuterRef("pk"))
         .order_by("-created_at", "-id")
@@ -134,6 +137,8 @@ def sessions_by_activity(*, agent: Agent, q: str = "") -> QuerySet[Session]:
     )
     if q:
         qs = qs.filter(Q(key__icontains=q) | Q(title__icontains=q))
+    if user is not None:
+        qs = qs.filter(user=user)
     return qs.order_by("-last_activity", "-created_at")
 
 

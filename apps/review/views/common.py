@@ -1,8 +1,10 @@
 """What the curation views share: the 404 of a selector's get, the audit event, the refusal
-page and the edit-form cycle."""
+page, the edit-form cycle and the filter by user."""
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlencode
 
 from django import forms
 from django.http import Http404, HttpRequest, HttpResponse
@@ -11,8 +13,14 @@ from django.shortcuts import render
 from apps.agents.services import audit_record
 from apps.core.errors import ApplicationError, Conflict, NotFound
 from apps.review.access import Access
+from apps.review.selectors import agent_users
 
 T = TypeVar("T")
+
+# The filter forms' "everyone" option: blank, yet not "" (the agent's own rows), and no user
+# is blank (clean_user strips). A missing `user` means everyone too.
+EVERYONE = " "
+USER_CHOICES = 200  # the users a filter's select offers, by name; `?user=` takes any
 
 
 def or_404(selector: Callable[..., T], **kwargs: Any) -> T:
@@ -76,3 +84,38 @@ def edit_form(
                 status = error_status(exc)
     page = {"access": access, "tab": tab, "form": form, **context}
     return render(request, template, page, status=status)
+
+
+@dataclass(frozen=True)
+class UserFilter:
+    """The `user` filter of a page: None every row, "" the agent's own, else one user's;
+    with the users its select offers."""
+
+    value: str | None
+    choices: list[str]
+
+    @property
+    def query(self) -> str:
+        """The filter as a query-string item for the page's other links ("" when off)."""
+        return "" if self.value is None else urlencode({"user": self.value})
+
+
+def user_param(request: HttpRequest) -> str | None:
+    """The `user` query parameter: None when missing or only whitespace (everyone: the
+    forms' EVERYONE), "" when empty (the agent's own rows), else the user, stripped as
+    users are."""
+    raw = request.GET.get("user")
+    if raw is None:
+        return None
+    value = raw.strip()
+    return None if raw and not value else value
+
+
+def user_filter(request: HttpRequest, access: Access) -> UserFilter:
+    """The page's user filter and the first USER_CHOICES users of the agent (plus the one
+    asked for, so the select shows it)."""
+    value = user_param(request)
+    choices = agent_users(agent=access.agent, limit=USER_CHOICES)
+    if value and value not in choices:
+        choices.append(value)
+    return UserFilter(value=value, choices=choices)

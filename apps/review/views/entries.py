@@ -11,18 +11,23 @@ from apps.review.selectors import (
     entry_changes,
     entry_groups,
     history_month_entries,
+    history_month_has_entries,
     history_months,
 )
+from apps.review.views.common import user_filter
 
 
 @agent_page
 def entry_list(request: HttpRequest, access: Access) -> HttpResponse:
-    """Entries grouped (MEMORY.md and the other documents first) and the history months."""
+    """Entries grouped (MEMORY.md and the other documents first) and the history months;
+    `?user=` keeps one owner's (views.common.user_param)."""
+    uf = user_filter(request, access)
     context = {
         "access": access,
         "tab": "entries",
-        "groups": entry_groups(agent=access.agent),
-        "months": history_months(agent=access.agent),
+        "uf": uf,
+        "groups": entry_groups(agent=access.agent, user=uf.value),
+        "months": history_months(agent=access.agent, user=uf.value),
         "reserved": names.RESERVED_DOCUMENTS,
     }
     return render(request, "review/entries.html", context)
@@ -46,16 +51,19 @@ def entry_detail(request: HttpRequest, access: Access, entry_id: int) -> HttpRes
 
 @agent_page
 def history_month(request: HttpRequest, access: Access, month: str) -> HttpResponse:
-    """HISTORY-YYYY-MM.md as its entries, oldest first; 404 for a malformed or empty month."""
+    """HISTORY-YYYY-MM.md as its entries, oldest first, `?user=` one owner's; 404 for a
+    malformed or empty month (a month with none of the owner's entries shows none)."""
+    uf = user_filter(request, access)
     try:
-        entries = history_month_entries(agent=access.agent, month=month)
+        entries = history_month_entries(agent=access.agent, month=month, user=uf.value)
     except InvalidInput as exc:
         raise Http404(exc.message) from exc
-    if not entries:
+    if not entries and not history_month_has_entries(agent=access.agent, month=month):
         raise Http404("no history in this month")
     context = {
         "access": access,
         "tab": "entries",
+        "uf": uf,
         "month": month,
         "file_name": names.history_month_name(month),
         "entries": entries,

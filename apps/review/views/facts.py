@@ -10,13 +10,14 @@ from django.shortcuts import redirect, render
 
 from apps.agents.services import snapshot
 from apps.facts.models import Fact
-from apps.facts.selectors import fact_chain, fact_counts, fact_get
+from apps.facts.selectors import fact_chain, fact_get
 from apps.facts.services import fact_delete as fact_delete_service
 from apps.facts.services import fact_update
 from apps.review import curation
 from apps.review.access import Access, agent_action, agent_form, agent_page
 from apps.review.forms import FactForm
-from apps.review.views.common import audit, changed_by, edit_form, or_404, refused
+from apps.review.selectors import fact_counts_of
+from apps.review.views.common import audit, changed_by, edit_form, or_404, refused, user_filter
 
 EDIT_TEMPLATES = {"facts": "review/fact_edit.html", "queue": "review/queue_edit.html"}
 FACT_FIELDS = ["category", "key", "value", "importance", "status", "valid_to", "superseded_by_id"]
@@ -61,12 +62,14 @@ def get_fact(access: Access, fact_id: int) -> Fact:
 
 @agent_page
 def fact_list(request, access: Access):
-    groups = curation.fact_groups(agent=access.agent)
+    """Current facts by category; `?user=` keeps one owner's (views.common.user_param)."""
+    uf = user_filter(request, access)
     context = {
         "access": access,
         "tab": "facts",
-        "groups": groups,
-        "counts": fact_counts(agent=access.agent),
+        "uf": uf,
+        "groups": curation.fact_groups(agent=access.agent, user=uf.value),
+        "counts": fact_counts_of(agent=access.agent, user=uf.value),
     }
     return render(request, "review/facts.html", context)
 

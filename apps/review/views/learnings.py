@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 
 from apps.agents.services import snapshot
 from apps.learnings.models import ErrorRecord, LearningKind, LearningStatus, Outcome
-from apps.learnings.selectors import error_get, errors_page, learning_get, learnings_page
+from apps.learnings.selectors import error_get, errors_page, learning_get
 from apps.learnings.services import (
     error_record_expire,
     error_record_update,
@@ -24,7 +24,8 @@ from apps.learnings.services import (
 )
 from apps.review.access import Access, agent_action, agent_form, agent_page
 from apps.review.forms import ErrorRecordForm, LearningForm
-from apps.review.views.common import audit, edit_form, or_404
+from apps.review.selectors import learnings_listed
+from apps.review.views.common import audit, edit_form, or_404, user_filter
 
 LEARNING_FIELDS = ["kind", "content", "status", "source"]
 ERROR_FIELDS = ["tool_name", "outcome", "strategy", "resolution", "expires_at"]
@@ -38,16 +39,27 @@ def _choice(value: str, choices) -> str:
 
 @agent_page
 def learning_list(request, access: Access):
+    """Learnings and live error records by status, kind, outcome and `q`; `?user=` keeps
+    one owner's learnings. Error memory is the agent's (issue 26): listed unless the filter
+    names a user."""
     status = _choice(request.GET.get("status", ""), LearningStatus)
     kind = _choice(request.GET.get("kind", ""), LearningKind)
     outcome = _choice(request.GET.get("outcome", ""), Outcome)
     q = request.GET.get("q", "")[:200]
-    first = {"agent": access.agent, "q": q, "cursor": None, "limit": ROWS}
+    uf = user_filter(request, access)
+    learnings = learnings_listed(
+        agent=access.agent, user=uf.value, kind=kind, status=status, q=q, limit=ROWS
+    )
+    errors = []
+    if not uf.value:
+        first = {"agent": access.agent, "q": q, "cursor": None, "limit": ROWS}
+        errors = errors_page(tool_name=None, outcome=outcome, **first).items
     context = {
         "access": access,
         "tab": "learnings",
-        "learnings": learnings_page(status=status, kind=kind, **first).items,
-        "errors": errors_page(tool_name=None, outcome=outcome, **first).items,
+        "uf": uf,
+        "learnings": learnings,
+        "errors": errors,
         "filters": {"status": status, "kind": kind, "outcome": outcome, "q": q},
         "statuses": LearningStatus.values,
         "kinds": LearningKind.values,

@@ -13,9 +13,10 @@ from apps.core.errors import InvalidInput, NotFound
 from apps.core.unavailable import send_or_defer
 from apps.lifecycle import tasks
 from apps.lifecycle.models import Run, RunKind, RunStatus, Trigger
-from apps.lifecycle.selectors import run_get, runs_page
+from apps.lifecycle.selectors import run_get
 from apps.review.access import Access, agent_action, agent_page
-from apps.review.views.common import audit
+from apps.review.selectors import runs_listed
+from apps.review.views.common import audit, user_filter
 
 RUNS_PER_PAGE = 50
 # The new run says a person asked for it (skipped runs are logged, saying why nothing happened).
@@ -32,13 +33,20 @@ def _run(access: Access, run_id: int) -> Run:
 
 @agent_page
 def run_list(request: HttpRequest, access: Access) -> HttpResponse:
-    """The run log, newest first, filtered by ?kind= and ?status=, paged by ?cursor=."""
+    """The run log, newest first, filtered by ?kind=, ?status= and ?user= (one owner's:
+    views.common.user_param), paged by ?cursor=."""
     kind = request.GET.get("kind", "")
     status = request.GET.get("status", "")
     cursor = request.GET.get("cursor") or None
+    uf = user_filter(request, access)
     try:
-        page = runs_page(
-            agent=access.agent, kind=kind, status=status, cursor=cursor, limit=RUNS_PER_PAGE
+        page = runs_listed(
+            agent=access.agent,
+            user=uf.value,
+            kind=kind,
+            status=status,
+            cursor=cursor,
+            limit=RUNS_PER_PAGE,
         )
     except InvalidInput as exc:
         return HttpResponseBadRequest(exc.message)
@@ -46,6 +54,7 @@ def run_list(request: HttpRequest, access: Access) -> HttpResponse:
         "access": access,
         "tab": "runs",
         "page": page,
+        "uf": uf,
         "kind": kind,
         "status": status,
         "kinds": RunKind.choices,

@@ -1,6 +1,6 @@
 """Search an agent's messages in the browser: the API's selector (message_search) with its
-modes and a session filter; each hit with its legs, score, context window and a link to its
-place in the timeline."""
+modes, a session filter and a user filter (the sessions of one owner); each hit with its
+legs, score, context window, user and a link to its place in the timeline."""
 
 from django.shortcuts import render
 
@@ -10,6 +10,7 @@ from apps.core.errors import ApplicationError
 from apps.review import curation
 from apps.review.access import Access, agent_page
 from apps.review.forms import SearchForm
+from apps.review.views.common import user_filter
 
 HITS = 20
 
@@ -17,11 +18,13 @@ HITS = 20
 @agent_page
 def search(request, access: Access):
     form = SearchForm(request.GET or None, initial={"mode": "hybrid"})
+    uf = user_filter(request, access)
     context = {
         "access": access,
         "tab": "search",
         "form": form,
-        "sessions": curation.search_sessions(agent=access.agent),
+        "uf": uf,
+        "sessions": curation.search_sessions(agent=access.agent, user=uf.value),
         "hits": None,
         "error": "",
     }
@@ -37,11 +40,18 @@ def search(request, access: Access):
         return render(request, "review/search.html", context)
     try:
         session = session_get(agent=access.agent, ref=ref) if ref else None
-        result = message_search(agent=access.agent, query=q, mode=mode, k=HITS, session=session)
+        result = message_search(
+            agent=access.agent,
+            query=q,
+            mode=mode,
+            k=HITS,
+            session=session,
+            session_user=uf.value,
+        )
     except ApplicationError as exc:  # unknown session, a query over the size limit
         context["error"] = exc.message
         return render(request, "review/search.html", context, status=400)
     if result.degraded:
         context["error"] = "The query could not be embedded: these are keyword (BM25) matches."
-    context["hits"] = curation.shown_hits(result)
+    context["hits"] = curation.shown_hits(access.agent, result)
     return render(request, "review/search.html", context)

@@ -17,6 +17,7 @@ from apps.conversations.selectors import (
 from apps.core.errors import InvalidInput
 from apps.lifecycle.selectors import runs_page
 from apps.review.access import Access, agent_page
+from apps.review.links import user_url
 from apps.review.selectors import (
     archive_ids,
     message_counts,
@@ -25,7 +26,7 @@ from apps.review.selectors import (
     timeline_items,
     timeline_page,
 )
-from apps.review.views.common import or_404
+from apps.review.views.common import or_404, user_filter
 
 SESSIONS_PER_PAGE = 50
 RUNS_SHOWN = 20
@@ -33,9 +34,12 @@ RUNS_SHOWN = 20
 
 @agent_page
 def session_list(request: HttpRequest, access: Access) -> HttpResponse:
-    """The agent's sessions by last activity, `?q=` matching key or title, 50 a page."""
+    """The agent's sessions by last activity, `?q=` matching key or title, `?user=` of one
+    owner (views.common.user_param), 50 a page."""
     q = request.GET.get("q", "").strip()
-    paginator = Paginator(sessions_by_activity(agent=access.agent, q=q), SESSIONS_PER_PAGE)
+    uf = user_filter(request, access)
+    sessions_qs = sessions_by_activity(agent=access.agent, q=q, user=uf.value)
+    paginator = Paginator(sessions_qs, SESSIONS_PER_PAGE)
     page = paginator.get_page(request.GET.get("page"))
     sessions = list(page.object_list)
     counts = message_counts(sessions=sessions)
@@ -43,6 +47,7 @@ def session_list(request: HttpRequest, access: Access) -> HttpResponse:
         "access": access,
         "tab": "sessions",
         "q": q,
+        "uf": uf,
         "page": page,
         "rows": [(s, counts.get(s.pk, 0)) for s in sessions],
     }
@@ -95,6 +100,7 @@ def session_timeline(request: HttpRequest, access: Access, session_id: uuid.UUID
         "access": access,
         "tab": "sessions",
         "session": session,
+        "user_url": user_url(access.agent.slug, session.user),
         "page": page,
         "items": items,
         "summary": session_summary(session=session),

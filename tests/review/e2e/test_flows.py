@@ -1,17 +1,21 @@
 """End-to-end flows in real headless Chromium: log in, the dashboard, a session timeline
 with a compact marker, a search that finds a message, approving a pending fact and editing a
-learning. Each page visited is screenshotted when MEMORYHUB_SCREENSHOTS is set.
+learning, filtering sessions by user and opening a user's page. Each page visited is
+screenshotted when MEMORYHUB_SCREENSHOTS is set.
 
 Data comes in through the JSON API (the `api` fixture), the agents' own write path; the
 editor works through the pages like a person would."""
 
 from datetime import UTC, datetime, timedelta
 
+from selenium.webdriver.support.ui import Select
+
 from apps.agents.models import AuditEvent
 from apps.conversations.models import CompactMarker
 from apps.entries.models import Entry
 from apps.facts.models import Fact, FactStatus
 from apps.learnings.models import Learning
+from tests.review.users_seed import ALICE, seed_three
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 PAGE = "/review/agents/alice-bot"
@@ -135,7 +139,8 @@ def test_a_search_finds_the_message_highlighted_and_links_to_its_place(browser, 
     browser.one("select[name=mode] option[value=keyword]").click()
     browser.submit(browser.one("form.search-form button[type=submit]"))
 
-    assert browser.path == f"{search}?q=rotterdam&mode=keyword&session="
+    # user=+: the user filter's "everyone" (a blank; "" would be the agent's own sessions).
+    assert browser.path == f"{search}?q=rotterdam&mode=keyword&session=&user=+"
     assert len(browser.all("ol.hits > li.hit")) == 1
     # Keyword mode: BM25 over the archive, a substring match in the hot window.
     assert browser.texts("li.hit .leg") == ["contains #1 (1.0000)"]
@@ -202,4 +207,37 @@ def test_an_editor_edits_a_learning(browser, api, agent, editor):
     assert (event.before["content"], event.after["content"]) == (
         "Ask first.",
         "Ask before every deploy to berlin.",
+    )
+
+
+def test_sessions_filter_by_user_in_the_form_and_a_label_opens_the_users_page(
+    browser, agent, editor
+):
+    owners = seed_three(agent)
+    sessions = f"{PAGE}/sessions/"
+
+    def choose(label: str) -> list[str]:
+        Select(browser.one("select[name=user]")).select_by_visible_text(label)
+        browser.submit(browser.one("form.filters button[type=submit]"))
+        return browser.texts("table.sessions tbody tr td:first-child")
+
+    _login(browser, sessions)
+    assert browser.texts("table.sessions tbody tr td:first-child") == [
+        "bob-chat",
+        "alice-chat",
+        "agent-chat",
+    ]
+    assert choose(ALICE) == ["alice-chat"]
+    assert browser.path == f"{sessions}?q=&user=telegram%3A42"
+    assert choose("agent only") == ["agent-chat"]
+    assert browser.path == f"{sessions}?q=&user="
+    assert choose("everyone") == ["bob-chat", "alice-chat", "agent-chat"]
+
+    browser.submit(browser.one(f"tr#session-{owners[ALICE].session.pk} a.user-label"))
+
+    assert browser.path == f"{PAGE}/users/telegram:42/"
+    assert browser.one("h1").text == "User telegram:42"
+    assert browser.texts("#user-sessions tbody tr td:first-child") == ["alice-chat"]
+    assert sorted(browser.texts("#user-facts tbody tr td:nth-child(2)")) == sorted(
+        f.key for f in owners[ALICE].facts
     )
