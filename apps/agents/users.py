@@ -74,6 +74,8 @@ class Audience:
 
 
 EVERYONE = Audience()
+# The agent's own memory alone, no user's: what the agent's MCP resources show.
+AGENT_ONLY = Audience(AGENT)
 
 
 def audience_of(

@@ -8,6 +8,7 @@ import re
 import mcp_types as types
 
 from apps.agents.models import Agent
+from apps.agents.users import AGENT, AGENT_ONLY
 from apps.core.errors import NotFound
 from apps.entries import names
 from apps.entries.selectors import entries_all, entry_get
@@ -40,15 +41,16 @@ def _is_workspace_document(name: str) -> bool:
 
 
 def resource_list(agent: Agent) -> list[types.Resource]:
-    """The agent's workspace documents that exist, then HISTORY.md when there is history."""
+    """The agent's own workspace documents that exist (no user's: issue 26), then
+    HISTORY.md when there is history."""
     found = [
         types.Resource(
             name=e.name, uri=SCHEME + e.name, mime_type=MARKDOWN, size=len(e.content.encode())
         )
-        for e in entries_all(agent=agent)
+        for e in entries_all(agent=agent, owner=AGENT)
         if _is_workspace_document(e.name)
     ]
-    if history_page(agent=agent, limit=1).items:
+    if history_page(agent=agent, limit=1, audience=AGENT_ONLY).items:
         found.append(types.Resource(name=HISTORY_ALL, uri=SCHEME + HISTORY_ALL, mime_type=MARKDOWN))
     return found
 
@@ -57,9 +59,10 @@ def resource_read(agent: Agent, uri: str) -> str:
     """The text behind `uri`; NotFound for anything that is not one of the agent's resources."""
     name = uri.removeprefix(SCHEME) if uri.startswith(SCHEME) else None
     if name == HISTORY_ALL:
-        return history_document(agent=agent, name=names.HISTORY)
+        return history_document(agent=agent, name=names.HISTORY, audience=AGENT_ONLY)
     if name and (match := _HISTORY_MONTH.match(name)):
-        return history_document(agent=agent, name=names.history_month_name(match["month"]))
+        month = names.history_month_name(match["month"])
+        return history_document(agent=agent, name=month, audience=AGENT_ONLY)
     if name and _is_workspace_document(name):
-        return entry_get(agent=agent, ref=name).content
+        return entry_get(agent=agent, ref=name, audience=AGENT_ONLY).content
     raise NotFound(f"no resource '{uri}'", loc=["uri"])

@@ -8,12 +8,13 @@ import tarfile
 
 import pytest
 
-from apps.core.errors import Conflict
+from apps.core.errors import Conflict, NotFound
 from apps.entries.models import Entry
 from apps.facts.models import Fact
 from apps.facts.services import fact_merge, fact_save
 from apps.learnings.models import Learning
 from apps.lifecycle.models import HistoryEntry, Run
+from apps.mcp.resources import resource_list, resource_read
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -252,3 +253,32 @@ def test_facts_of_two_owners_are_never_merged(agent):
         fact_merge(agent=agent, keep=shared, other=ann, changed_by="editor")
     assert Fact.objects.get(pk=ann.pk).valid_to is None
     assert Fact.objects.get(pk=ann.pk).versions.count() == 1
+
+
+def test_the_agents_mcp_resources_hold_no_users_documents(api, agent):
+    api.post("/entries", {"name": "MEMORY.md", "content": "agent memory"})
+    api.post("/entries", {"name": "MEMORY.md", "content": "ann's memory", "user": "telegram:1"})
+    api.post("/entries", {"name": "USER.md", "content": "bo's profile", "user": "telegram:2"})
+    assert [r.name for r in resource_list(agent)] == ["MEMORY.md"]
+    assert resource_read(agent, "memory://MEMORY.md") == "agent memory"
+    with pytest.raises(NotFound):
+        resource_read(agent, "memory://USER.md")
+
+
+def test_a_users_memory_md_stays_with_the_agents_within_the_budget(api):
+    api.post("/entries", {"name": "MEMORY.md", "content": "alpha " * 8})
+    api.post("/entries", {"name": "MEMORY.md", "content": "beta " * 40, "user": "telegram:1"})
+    api.post("/entries", {"name": "SOUL.md", "content": "gamma " * 8})
+    session = _session(api, "s1", "telegram:1")
+    context = api.post("/context", {"session_id": session["id"], "max_tokens": 20}).json()
+    parts = {p["name"]: p for p in context["system"]["parts"]}
+    # Both MEMORY.md stay (the user's cut to the room the agent's left); SOUL.md goes.
+    assert list(parts) == ["MEMORY.md", "users/telegram:1/MEMORY.md"]
+    assert (parts["MEMORY.md"]["tokens"], parts["MEMORY.md"]["truncated"]) == (8, False)
+    own = parts["users/telegram:1/MEMORY.md"]
+    assert (own["tokens"], own["truncated"]) == (12, True)
+    assert context["tokens"]["total"] == 20
+    assert context["warnings"] == [
+        "users/telegram:1/MEMORY.md is 40 tokens, over the 12-token budget: truncated to "
+        "12 tokens"
+    ]

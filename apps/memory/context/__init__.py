@@ -148,13 +148,15 @@ class _Budget:
         return False
 
     def reserve_memory(self, i: int, part: Part) -> None:
-        """MEMORY.md always stays (seed 004): whole, or cut to the budget with a warning."""
-        if part.counted > self.budget:
+        """MEMORY.md always stays (seed 004): whole, or cut to the budget with a warning (a
+        user's MEMORY.md, after the agent's, to the room it left)."""
+        room = self.budget - self.used
+        if part.counted > room:
             whole = part.tokens
-            part.content, part.tokens = _truncate(part.content, self.budget)
+            part.content, part.tokens = _truncate(part.content, room)
             part.truncated = True
             self.warnings.append(
-                f"{part.name} is {whole} tokens, over the {self.budget}-token budget: "
+                f"{part.name} is {whole} tokens, over the {room}-token budget: "
                 f"truncated to {part.tokens} tokens"
             )
         self.take(part.counted)
@@ -264,18 +266,21 @@ def _memory_leg(request: ContextRequest, found: dict) -> MemoryLeg:
 
 
 def _is_memory(part: Part) -> bool:
-    return part.kind == "document" and part.name == names.MEMORY
+    """The agent's MEMORY.md, or the session's user's (users/<user>/MEMORY.md)."""
+    name = part.name
+    own = name.startswith("users/") and name.endswith("/" + names.MEMORY)
+    return part.kind == "document" and (name == names.MEMORY or own)
 
 
 def _fit(budget: _Budget, parts: list[Part], recent: list, found: dict, leg: MemoryLeg) -> None:
     """Try every unit in budget priority order (module docstring)."""
-    memory = next((i for i, p in enumerate(parts) if _is_memory(p)), None)
-    if memory is not None:
-        budget.reserve_memory(memory, parts[memory])
+    memories = [i for i, p in enumerate(parts) if _is_memory(p)]
+    for i in memories:
+        budget.reserve_memory(i, parts[i])
     if recent:
         budget.keep_newest(found[recent[-1].id])
     for i, part in enumerate(parts):
-        if part.kind != "fact" and i != memory:
+        if part.kind != "fact" and i not in memories:
             budget.fit_part(i, part)
     for m in reversed(recent):
         budget.fit_message(found[m.id])
