@@ -32,5 +32,13 @@ class ApiClient:
             headers=self._headers(),
         )
 
+    def put(self, path: str, body: Any):
+        return self.client.put(
+            f"/api/v1{path}",
+            json.dumps(body),
+            content_type="application/json",
+            headers=self._headers(),
+        )
+
     def delete(self, path: str):
         return self.client.delete(f"/api/v1{path}", headers=self._headers())
