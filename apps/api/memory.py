@@ -203,7 +203,8 @@ def context(request: AuthedRequest, payload: ContextIn) -> dict:
         request.auth, "context_max_tokens", payload.max_tokens, loc=["body", "max_tokens"]
     )
     session = session_get(agent=request.auth, ref=payload.session_id)
+    services.session_audience(session, payload.user)  # 422 for another user than the session's
     turn = services.context_turn(
-        agent=request.auth, session=session, **payload.dict(exclude={"session_id"})
+        agent=request.auth, session=session, **payload.dict(exclude={"session_id", "user"})
     )
     return context_out(turn)

@@ -110,11 +110,14 @@ def capture_and_hint(
         tool_name = message.tool_name
         assert tool_name is not None  # named_failures named every failing tool message
         arguments = _arguments(calls.get(str(message.tool_call_id)))
+        # The error learning is the agent's, in every user's context (issue 26): from a
+        # user's session it names the tool and its error, never their request or arguments.
+        private = bool(session.user)
         failure = Failure(
             tool_name=tool_name,
             error=message.content,
-            arguments=arguments,
-            request=_request_before(message),
+            arguments=None if private else arguments,
+            request="" if private else _request_before(message),
         )
         with transaction.atomic():
             record, created = error_capture(

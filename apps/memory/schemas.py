@@ -121,7 +121,7 @@ class SearchOut(Schema):
     )
 
 
-class ContextIn(Schema):
+class ContextIn(ForUser):
     session_id: str = Field(..., max_length=200)
     query: str | None = Field(None, max_length=16000)
     max_tokens: int | None = Field(None, ge=1, le=10_000_000)

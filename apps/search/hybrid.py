@@ -101,6 +101,7 @@ def hybrid_search(
     around: Neighbours = {}
     if ranking.neighbour_weight > 0:
         fused, around = smooth(fused, ranking.neighbour_weight)
+        fused = within_scopes(fused, scopes)
     rerank_error = ""
     if ranking.rerank_depth > 0 and embedded is not None:
         reranked = rerank_hits(embedded, fused, ranking.rerank_depth, around)
@@ -136,6 +137,22 @@ def _vector_or_error(pending, require_vector: bool) -> tuple[QueryEmbedding | No
         if require_vector:
             raise
         return None, str(exc) or type(exc).__name__
+
+
+def within_scopes(hits: list[FusedHit], scopes: Sequence[Scope]) -> list[FusedHit]:
+    """`hits` without the rows smoothing brought in from outside their scope's queryset: a
+    neighbour in the same session may be another user's (issue 26), pending or archived."""
+    narrowed = {s.corpus: s.queryset for s in scopes if s.queryset is not None}
+    entered = [h for h in hits if h.corpus in narrowed and set(h.legs) == {"neighbour"}]
+    if not entered:
+        return hits
+    outside = set()
+    for corpus, queryset in narrowed.items():
+        ids = [h.object_id for h in entered if h.corpus == corpus]
+        if ids:
+            kept = set(queryset.filter(pk__in=ids).values_list("pk", flat=True))
+            outside |= {(corpus, pk) for pk in ids if pk not in kept}
+    return [h for h in hits if (h.corpus, h.object_id) not in outside]
 
 
 def smooth(fused: list[FusedHit], weight: float) -> tuple[list[FusedHit], Neighbours]:
