@@ -5,13 +5,13 @@ from ninja import Query, Status
 
 from apps.agents.schemas import ForUser
 from apps.agents.users import Audience
-from apps.api.audience import owner_for
 from apps.api.registry import Router
 from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
 from apps.core.pagination import Page
 from apps.learnings import schemas, selectors, services
 from apps.learnings.models import ErrorRecord, Learning
+from apps.memory.services import session_audience
 
 router = Router(tags=["learnings"])
 
@@ -86,7 +86,7 @@ def add_learning(request: AuthedRequest, payload: schemas.LearningIn) -> Status[
         **payload.dict(exclude={"session_id", "user", "scope"}),
         session_id=session.pk if session else None,
         session_key=session.key if session else "",
-        user=owner_for(session, payload.user, payload.scope),
+        user=session_audience(session, payload.user).owner(payload.scope),
     )
     return Status(201, learning)
 

@@ -7,13 +7,13 @@ from ninja import Query
 
 from apps.agents.schemas import ForUser
 from apps.agents.users import Audience
-from apps.api.audience import audience_for
 from apps.api.registry import Router
 from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
 from apps.core.pagination import Page
 from apps.lifecycle import schemas, selectors
 from apps.lifecycle.models import HistoryEntry, Run
+from apps.memory.services import session_audience
 
 router = Router(tags=["lifecycle"])
 
@@ -29,7 +29,7 @@ def _listing(
     return selector(
         agent=request.auth,
         session=session,
-        audience=audience_for(session, query.user),
+        audience=session_audience(session, query.user),
         **query.dict(exclude={"session_id", "user"}),
     )
 

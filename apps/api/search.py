@@ -1,7 +1,6 @@
 """/search (the agent's messages: semantic, keyword, hybrid or contains) and /search/status
 (the embedding backlog of every corpus)."""
 
-from apps.api.audience import audience_for
 from apps.api.registry import Router
 from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
@@ -9,6 +8,7 @@ from apps.conversations import search
 from apps.conversations.models import Message
 from apps.conversations.schemas import ChatSearchIn, ChatSearchMessageOut, ChatSearchOut
 from apps.conversations.selectors import as_utc
+from apps.memory.services import session_audience
 from apps.providers.embeddings import vector_label
 from apps.search.corpora import all_corpora
 from apps.search.embedding import Backlog, backlog
@@ -31,7 +31,7 @@ def search_chat_history(request: AuthedRequest, payload: ChatSearchIn) -> dict:
     roles = [payload.role] if isinstance(payload.role, str) else payload.role
     session = session_of(request, payload.session_id)
     result = search.message_search(
-        audience=audience_for(session, payload.user),
+        audience=session_audience(session, payload.user),
         agent=request.auth,
         query=payload.query,
         mode=payload.mode,
