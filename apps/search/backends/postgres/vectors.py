@@ -17,6 +17,12 @@ from apps.search.backends.base import (
 )
 from apps.search.ranking import Hit
 
+# A scope of at most this many vectors is compared exactly. The HNSW graph is one per table,
+# across agents, and keeps the entries of dead rows (updated, deleted, rolled back) until
+# VACUUM: around many dead copies of a vector the walk may never reach the live one, and
+# recall missed a user's own fact. 2,000 distances cost about what the graph walk does.
+NARROW = 2000
+
 
 def _index_name(spec: TableSpec) -> str:
     if spec.vector_column is None:
@@ -47,10 +53,30 @@ def vector(
     literal = "[" + ",".join(repr(float(x)) for x in vector) + "]"
     if not all(math.isfinite(float(x)) for x in vector):
         return []
-    if exact:
+    if exact or _narrow(scope, model_name):
         similarity = "1 - ({column} <=> %s::vector)"
         return exact_vector_hits(scope, similarity, literal, model_name=model_name)
     return _vector_hnsw(scope, literal, model_name, ef_search)
+
+
+def _narrow(scope: Scope, model_name: str | None) -> bool:
+    """Whether the scope holds at most NARROW vectors (an indexed probe of NARROW + 1 rows)."""
+    corpus = scope.corpus
+    t, pk, a = corpus.table, corpus.pk_column, corpus.agent_column
+    vector_field, model_field = corpus.vector_fields
+    model_sql, model_params = "", []
+    if model_name is not None:
+        model_sql = f" AND m.{corpus.column(model_field)} = %s"
+        model_params = [model_name]
+    extra, params = restrict_sql(scope.queryset, "m", pk)
+    sql = (
+        f"SELECT count(*) FROM (SELECT 1 FROM {t} m WHERE m.{a} = %s "
+        f"AND m.{corpus.column(vector_field)} IS NOT NULL{model_sql}{extra} LIMIT %s) few"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [scope.agent_id, *model_params, *params, NARROW + 1])
+        (count,) = cursor.fetchone()
+    return count <= NARROW
 
 
 def _vector_hnsw(scope: Scope, literal: str, model_name: str | None, ef_search: int) -> list[Hit]:
