@@ -59,45 +59,43 @@ def vector(
     return _vector_hnsw(scope, literal, model_name, ef_search)
 
 
-def _narrow(scope: Scope, model_name: str | None) -> bool:
-    """Whether the scope holds at most NARROW vectors (an indexed probe of NARROW + 1 rows)."""
+def _scope_rows(scope: Scope, model_name: str | None) -> tuple[str, list]:
+    """`FROM <table> m WHERE <the scope's rows with a vector labelled model_name>` and its
+    parameters (the agent first)."""
     corpus = scope.corpus
-    t, pk, a = corpus.table, corpus.pk_column, corpus.agent_column
     vector_field, model_field = corpus.vector_fields
     model_sql, model_params = "", []
     if model_name is not None:
         model_sql = f" AND m.{corpus.column(model_field)} = %s"
         model_params = [model_name]
-    extra, params = restrict_sql(scope.queryset, "m", pk)
+    extra, params = restrict_sql(scope.queryset, "m", corpus.pk_column)
     sql = (
-        f"SELECT count(*) FROM (SELECT 1 FROM {t} m WHERE m.{a} = %s "
-        f"AND m.{corpus.column(vector_field)} IS NOT NULL{model_sql}{extra} LIMIT %s) few"
+        f"FROM {corpus.table} m WHERE m.{corpus.agent_column} = %s "
+        f"AND m.{corpus.column(vector_field)} IS NOT NULL{model_sql}{extra}"
     )
+    return sql, [scope.agent_id, *model_params, *params]
+
+
+def _narrow(scope: Scope, model_name: str | None) -> bool:
+    """Whether the scope holds at most NARROW vectors (an indexed probe of NARROW + 1 rows)."""
+    rows, params = _scope_rows(scope, model_name)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [scope.agent_id, *model_params, *params, NARROW + 1])
+        cursor.execute(
+            f"SELECT count(*) FROM (SELECT 1 {rows} LIMIT %s) few", [*params, NARROW + 1]
+        )
         (count,) = cursor.fetchone()
     return count <= NARROW
 
 
 def _vector_hnsw(scope: Scope, literal: str, model_name: str | None, ef_search: int) -> list[Hit]:
     corpus, limit = scope.corpus, scope.limit
-    t, pk, a = corpus.table, corpus.pk_column, corpus.agent_column
-    vector_field, model_field = corpus.vector_fields
-    v = corpus.column(vector_field)
-    model_sql, model_params = "", []
-    if model_name is not None:
-        model_sql = f" AND m.{corpus.column(model_field)} = %s"
-        model_params = [model_name]
-    extra, params = restrict_sql(scope.queryset, "m", pk)
-    sql = (
-        f"SELECT m.{pk}, 1 - (m.{v} <=> %s::vector) FROM {t} m "
-        f"WHERE m.{a} = %s AND m.{v} IS NOT NULL{model_sql}{extra} "
-        f"ORDER BY m.{v} <=> %s::vector LIMIT %s"
-    )
+    pk, v = corpus.pk_column, corpus.column(corpus.vector_fields[0])
+    rows, params = _scope_rows(scope, model_name)
+    sql = f"SELECT m.{pk}, 1 - (m.{v} <=> %s::vector) {rows} ORDER BY m.{v} <=> %s::vector LIMIT %s"
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(f"SET LOCAL hnsw.ef_search = {max(ef_search, limit)}")
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        cursor.execute(sql, [literal, scope.agent_id, *model_params, *params, literal, limit])
+        cursor.execute(sql, [literal, *params, literal, limit])
         rows = cursor.fetchall()
     hits = scored_hits(corpus, rows, "vector")
     # relaxed_order may return near-ties slightly out of order; restore exact order.
