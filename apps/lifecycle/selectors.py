@@ -136,18 +136,23 @@ class UsersPage:
 _USER_TABLES = (Session, Fact, Entry, EntryChange, Learning, HistoryEntry, Run)
 
 
-def agent_users_page(*, agent: Agent, cursor: str | None = None, limit: int = 50) -> UsersPage:
-    """The agent's end users in name order, each with the number of their sessions: everyone
-    named by a session or by a row of memory (whom an erasure would find)."""
-    after = decode_cursor(cursor, size=1, purpose="users")[0] if cursor else None
+def agent_user_names(*, agent: Agent, after: str | None = None) -> QuerySet:
+    """The agent's end users by name (after `after`), in one UNION query: everyone named by
+    a session or by a row of memory (whom an erasure would find)."""
     parts = []
     for model in _USER_TABLES:
         qs = model._default_manager.filter(agent=agent).exclude(user=AGENT)
         if after is not None:
             qs = qs.filter(user__gt=after)
-        parts.append(qs.order_by().values_list("user", flat=True))
+        parts.append(qs.order_by().values_list("user", flat=True))  # no ORDER BY in a member
     first, *rest = parts
-    users = list(first.union(*rest).order_by("user")[: limit + 1])
+    return first.union(*rest).order_by("user")
+
+
+def agent_users_page(*, agent: Agent, cursor: str | None = None, limit: int = 50) -> UsersPage:
+    """The agent's end users in name order, each with the number of their sessions."""
+    after = decode_cursor(cursor, size=1, purpose="users")[0] if cursor else None
+    users = list(agent_user_names(agent=agent, after=after)[: limit + 1])
     next_cursor = None
     if len(users) > limit:
         users = users[:limit]

@@ -4,7 +4,7 @@ user owns. Reads only, scoped to the agent they are given."""
 
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Model, QuerySet
+from django.db.models import Count, QuerySet
 
 from apps.agents.models import Agent
 from apps.agents.users import AGENT
@@ -14,6 +14,7 @@ from apps.facts.models import Fact
 from apps.facts.selectors import facts_current
 from apps.learnings.models import Learning
 from apps.lifecycle.models import HistoryEntry, Run
+from apps.lifecycle.selectors import agent_user_names
 from apps.review.selectors.entries import EntryGroups, HistoryMonth, entry_groups, history_months
 from apps.review.selectors.owners import facts_listed
 from apps.review.selectors.stats import sessions_by_activity
@@ -23,16 +24,10 @@ OWNED_MODELS = (Session, Fact, Entry, Learning, HistoryEntry, Run)
 SHOWN = 50  # the user's page lists this many of each kind of row; the counts are all of them
 
 
-def _users(agent: Agent, model: type[Model]) -> QuerySet:
-    qs = model._default_manager.filter(agent=agent).exclude(user=AGENT)
-    return qs.order_by().values_list("user", flat=True)  # a UNION member has no ORDER BY
-
-
 def agent_users(*, agent: Agent, limit: int | None = None) -> list[str]:
     """The agent's users by name (the first `limit`): every non-empty user of its sessions
-    and memory rows, in one UNION query."""
-    first, *rest = (_users(agent, model) for model in OWNED_MODELS)
-    users = first.union(*rest).order_by("user")
+    and memory rows (the users /users lists)."""
+    users = agent_user_names(agent=agent)
     return list(users if limit is None else users[:limit])
 
 
