@@ -96,7 +96,7 @@ def test_tools_list_names_every_tool_with_the_api_schemas(key):
     recall = by_name["memory_recall"]["inputSchema"]
     assert list(recall["properties"]) == ["user", "query", "session_id", "category", "k"]
     assert recall["required"] == ["query"]
-    assert by_name["memory_recall"]["description"].startswith("Semantic recall over facts")
+    assert by_name["memory_recall"]["description"].startswith("Find the saved facts")
     assert by_name["append_messages"]["inputSchema"]["required"] == ["messages", "session_id"]
     assert list(by_name["entry_rename"]["inputSchema"]["properties"]) == [
         "user",
