@@ -113,7 +113,7 @@ class MessagePage(Schema):
 
 
 class MarkerOut(Schema):
-    """A compact marker (seed 003): where the history was compacted, and into which archive."""
+    """A compact marker: where the history was compacted, and into which archive entry."""
 
     archive_name: str
     archived_at: datetime
@@ -137,7 +137,7 @@ class WindowOut(Schema):
     )
     recap: str | None = Field(
         None,
-        description="Seed 004's recap of the messages a consolidation left that `messages` "
+        description="A recap of the messages a consolidation left that `messages` "
         "does not carry: one `[YYYY-MM-DD HH:MM] role: content` line each, cut to "
         "recap_message_chars. None before any consolidation.",
     )

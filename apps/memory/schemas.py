@@ -230,8 +230,8 @@ class UsageOut(Schema):
     compact_required: bool
     context_window_tokens: int
     usage_ratio: float = Field(
-        description="usage_tokens / context_window_tokens: what the agent's model holds "
-        "(seed 001), measured before any action this call took."
+        description="usage_tokens / context_window_tokens: what the agent's model holds, "
+        "measured before any action this call took."
     )
     usage_tokens: int
     measured_by: Literal["observed", "estimate"]
@@ -255,7 +255,7 @@ class ContextOut(Schema):
     query: str | None
     system: SystemOut
     messages: list[ContextMessageOut] = Field(
-        description="Seed 002's legs: this session's messages, in time order."
+        description="This session's messages (recent, salient, relevant), in time order."
     )
     memory: list[MemoryWindowOut] = Field(
         default_factory=list,
