@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 from urllib.parse import quote
 
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from memoryhub_client.errors import InvalidInput
 from memoryhub_client.models.common import Page
-from pydantic import BaseModel, TypeAdapter
 
 if TYPE_CHECKING:
     from typing import Self
@@ -121,7 +123,14 @@ class Operation(Generic[P, T_co]):
         OPERATIONS[(self.method, self.path)] = f"{owner.__name__}.{name}"
 
     def request(self, owner: Any, *args: Any, **kwargs: Any) -> Request[Any]:
-        call = self.build(owner, *args, **kwargs)
+        """The Request this method's arguments make; InvalidInput (status None) for an
+        argument its request model refuses, before anything is sent."""
+        try:
+            call = self.build(owner, *args, **kwargs)
+        except ValidationError as exc:
+            errors = exc.errors(include_url=False, include_context=False, include_input=False)
+            detail = [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]} for e in errors]
+            raise InvalidInput(None, detail, loc=["body", *detail[0]["loc"]]) from exc
         body = call.body
         return Request(
             method=self.method,
