@@ -12,6 +12,7 @@ import asyncio
 import inspect
 import re
 from collections.abc import AsyncIterable, Awaitable, Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -32,9 +33,11 @@ _TEMPLATES = [
 
 
 def operation_of(method: str, url_path: str) -> tuple[str, str] | None:
-    """The (METHOD, OpenAPI path) a request was for: the most specific template matching."""
+    """The (METHOD, OpenAPI path) a request was for: of the templates matching, the one with
+    the most literal segments (/entries/search, not /entries/{name})."""
     found = [(m, p) for m, p, rx in _TEMPLATES if m == method and rx.match(url_path)]
-    return max(found, key=lambda op: len(op[1].replace("{", "").split("/"))) if found else None
+    literal = lambda op: sum(1 for part in op[1].split("/") if "{" not in part)  # noqa: E731
+    return max(found, key=literal) if found else None
 
 
 def _record(kind: str, response: httpx.Response) -> None:
@@ -120,16 +123,28 @@ def run(hub_kind, live_url, key) -> Callable[..., Any]:
     return run
 
 
+HERE = Path(__file__).parent
+LAST = "test_every_method.py::test_every_client_method_was_called_on_both_hubs"
+RUN: dict[str, bool] = {"whole": False, "deselected": False}
+
+
+def _here(item: pytest.Item) -> bool:
+    return Path(str(item.path)).parent == HERE
+
+
+def pytest_deselected(items):
+    RUN["deselected"] = RUN["deselected"] or any(_here(i) for i in items)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """The check over every test's calls runs after them."""
-    last = [
-        i
-        for i in items
-        if i.nodeid.endswith(
-            "test_every_method.py::test_every_client_method_was_called_on_both_hubs"
-        )
-    ]
-    for item in last:
+    """The check over every test's calls runs after them, and only when every test of this
+    directory runs (no -k, no file::test, every file)."""
+    for item in [i for i in items if i.nodeid.endswith(LAST)]:
         items.remove(item)
         items.append(item)
+    files = {p.name for p in HERE.glob("test_*.py")}
+    present = {Path(str(i.path)).name for i in items if _here(i)}
+    picked = any("::" in arg and Path(arg.split("::")[0]).parent.name == HERE.name
+                 for arg in config.args)  # fmt: skip
+    RUN["whole"] = files == present and not RUN["deselected"] and not picked

@@ -187,3 +187,22 @@ def test_the_lifecycle_operations_on_a_session(run):
         "archive/chat-1/1",
     )
     assert left == []
+
+
+def test_pop_takes_the_last_message_back(run):
+    async def scenario(hub):
+        await settle(hub.sessions.create(key="chat-1"))
+        appended = await settle(hub.messages.append("chat-1", BOOKING[:2]))
+        popped = await settle(hub.messages.pop("chat-1"))
+        return appended, popped, await collect(hub.messages.list("chat-1"))
+
+    appended, popped, left = run(scenario)
+
+    assert isinstance(popped, Message)
+    assert (popped.id, popped.role, popped.content) == (
+        appended.messages[1].id,
+        "assistant",
+        "Booking now.",
+    )
+    assert popped.tool_calls == BOOKING[1]["tool_calls"]
+    assert [m.id for m in left] == [appended.messages[0].id]
