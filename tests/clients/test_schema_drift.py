@@ -8,7 +8,8 @@ import copy
 import json
 
 import pytest
-from memoryhub_client._call import OPERATIONS
+from memoryhub_client import API_VERSION, __version__
+from memoryhub_client._call import API_PREFIX, OPERATIONS
 from memoryhub_client.models import COMPONENTS
 
 from memoryhub.api import api
@@ -18,6 +19,12 @@ from tests.clients.drift import compare_components, compare_operations
 @pytest.fixture(scope="module")
 def server() -> dict:
     return json.loads(json.dumps(api.get_openapi_schema()))
+
+
+def test_the_clients_major_version_is_the_servers_api_version(server):
+    assert (__version__.split(".")[0], API_VERSION) == (api.version, api.version)
+    assert server["info"]["version"] == api.version
+    assert f"/api/v{api.version}" == API_PREFIX
 
 
 def test_every_client_model_matches_its_server_schema(server):
