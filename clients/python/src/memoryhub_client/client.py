@@ -1,0 +1,200 @@
+"""MemoryHub (blocking) and AsyncMemoryHub (asyncio): one set of resources, two transports.
+
+with MemoryHub() as hub:                 # MEMORYHUB_URL and MEMORYHUB_KEY by default
+    hub.messages.append("chat-1", [{"role": "user", "content": "hi"}])
+    context = hub.context("chat-1", query="hi")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Any, Literal
+
+import httpx
+
+from memoryhub_client import _call as http
+from memoryhub_client._call import Async, Bound, Call, M, Sync, given
+from memoryhub_client._transport import AsyncTransport, Policy, SyncTransport, settings
+from memoryhub_client.models import (
+    ChatSearchIn,
+    Context,
+    ContextIn,
+    SearchResult,
+    SearchStatus,
+    Window,
+)
+from memoryhub_client.resources.agent import AgentResource, Users, Workspace
+from memoryhub_client.resources.entries import Entries
+from memoryhub_client.resources.facts import Facts
+from memoryhub_client.resources.learnings import Errors, Learnings
+from memoryhub_client.resources.lifecycle import History, Runs
+from memoryhub_client.resources.memory import Memory
+from memoryhub_client.resources.sessions import Messages, Sessions
+
+DEFAULT_TIMEOUT = 30.0
+SearchMode = Literal["semantic", "keyword", "hybrid", "contains"]
+
+
+class _Hub(Bound[M]):
+    """The resources and the calls on the hub itself, whatever the transport."""
+
+    def __init__(self, transport: Any) -> None:
+        super().__init__(transport)
+        self.sessions: Sessions[M] = Sessions(transport)
+        self.messages: Messages[M] = Messages(transport)
+        self.entries: Entries[M] = Entries(transport)
+        self.memory: Memory[M] = Memory(transport)
+        self.facts: Facts[M] = Facts(transport)
+        self.errors: Errors[M] = Errors(transport)
+        self.learnings: Learnings[M] = Learnings(transport)
+        self.runs: Runs[M] = Runs(transport)
+        self.history: History[M] = History(transport)
+        self.users: Users[M] = Users(transport)
+        self.workspace: Workspace[M] = Workspace(transport)
+        self.agent: AgentResource[M] = AgentResource(transport)
+
+    @http.get("/sessions/{session_id}/window")
+    def window(self, session: str) -> Call[Window]:
+        """The session's hot window: recent messages with their tool calls, the rolling
+        summary, compaction markers."""
+        return Call(Window, path={"session_id": session})
+
+    @http.post("/context")
+    def context(
+        self,
+        session: str,
+        *,
+        query: str | None = None,
+        max_tokens: int | None = None,
+        user: str | None = None,
+        observed_tokens: int | None = None,
+        lifecycle: Literal["background", "wait", "off"] | None = None,
+    ) -> Call[Context]:
+        """get_context: the system part, the session's relevant messages and the memory leg's
+        windows within `max_tokens`, with usage figures (`Context.openai_messages()` turns it
+        into an OpenAI chat list)."""
+        body = ContextIn(
+            session_id=session,
+            **given(
+                query=query,
+                max_tokens=max_tokens,
+                user=user,
+                observed_tokens=observed_tokens,
+                lifecycle=lifecycle,
+            ),
+        )
+        return Call(Context, body=body)
+
+    @http.post("/search")
+    def search(
+        self,
+        query: str,
+        *,
+        mode: SearchMode | None = None,
+        k: int | None = None,
+        session: str | None = None,
+        user: str | None = None,
+        role: str | Sequence[str] | None = None,
+        after: datetime | None = None,
+        before: datetime | None = None,
+        metadata: Mapping[str, str | int | float | bool] | None = None,
+        min_score: float | None = None,
+    ) -> Call[SearchResult]:
+        """Search the agent's messages (semantic by default; keyword, hybrid or contains), in
+        one session with `session`; a read, so it is retried like a GET."""
+        role_value = role if role is None or isinstance(role, str) else list(role)
+        body = ChatSearchIn(
+            query=query,
+            **given(
+                mode=mode,
+                k=k,
+                session_id=session,
+                user=user,
+                role=role_value,
+                after=after,
+                before=before,
+                metadata=metadata,
+                min_score=min_score,
+            ),
+        )
+        return Call(SearchResult, body=body, retry=True)
+
+    @http.get("/search/status")
+    def search_status(self) -> Call[SearchStatus]:
+        """How many of the agent's rows are embedded, stale, pending or failed, per corpus."""
+        return Call(SearchStatus)
+
+
+def _policy(max_retries: int, backoff: float, max_wait: float) -> Policy:
+    return Policy(max_retries=max_retries, backoff=backoff, max_wait=max_wait)
+
+
+class MemoryHub(_Hub[Sync]):
+    """The blocking client. `url` defaults to MEMORYHUB_URL (else http://127.0.0.1:8000),
+    `key` to MEMORYHUB_KEY; `timeout` is per attempt, in seconds; a retryable call is
+    attempted at most 1 + max_retries times (see Policy). Close it, or use `with`."""
+
+    def __init__(
+        self,
+        url: str | None = None,
+        key: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_retries: int = 3,
+        backoff: float = 0.5,
+        max_wait: float = 60.0,
+    ) -> None:
+        base, headers = settings(url, key)
+        client = httpx.Client(base_url=base, headers=headers, timeout=timeout)
+        super().__init__(SyncTransport(client, _policy(max_retries, backoff, max_wait)))
+        self.url = base
+
+    def close(self) -> None:
+        self._transport.close()
+
+    def __enter__(self) -> MemoryHub:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class AsyncMemoryHub(_Hub[Async]):
+    """The asyncio client: MemoryHub's arguments, resources and methods, every call awaited
+    and every listing an async iterator. Close it with `await hub.aclose()`, or `async with`."""
+
+    def __init__(
+        self,
+        url: str | None = None,
+        key: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_retries: int = 3,
+        backoff: float = 0.5,
+        max_wait: float = 60.0,
+    ) -> None:
+        base, headers = settings(url, key)
+        client = httpx.AsyncClient(base_url=base, headers=headers, timeout=timeout)
+        super().__init__(AsyncTransport(client, _policy(max_retries, backoff, max_wait)))
+        self.url = base
+
+    async def aclose(self) -> None:
+        await self._transport.aclose()
+
+    async def __aenter__(self) -> AsyncMemoryHub:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()

@@ -1,0 +1,1 @@
+"""The resources of a hub, each written once for both transports."""

@@ -1,0 +1,161 @@
+"""/errors (error memory: tool failures and what fixed them) and /learnings (errors and
+corrections the agent keeps in mind)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from memoryhub_client import _call as http
+from memoryhub_client._call import Bound, Call, M, given
+from memoryhub_client.models import (
+    ErrorIn,
+    ErrorPage,
+    ErrorPatch,
+    ErrorQuery,
+    ErrorRecord,
+    ErrorSearchIn,
+    ErrorSearchResult,
+    ForUser,
+    Learning,
+    LearningIn,
+    LearningPage,
+    LearningPatch,
+    LearningQuery,
+)
+
+Outcome = Literal["open", "resolved", "failed", "abandoned"]
+Kind = Literal["error", "correction"]
+Status = Literal["active", "pending", "archived"]
+
+
+class Errors(Bound[M]):
+    """hub.errors: remember a tool's failure, find earlier ones, record what resolved them."""
+
+    @http.post("/errors")
+    def remember(
+        self,
+        tool_name: str,
+        error: str,
+        *,
+        arguments: Mapping[str, Any] | None = None,
+        context: Mapping[str, Any] | None = None,
+        strategy: str | None = None,
+        outcome: Outcome | None = None,
+        resolution: str | None = None,
+        session: str | None = None,
+    ) -> Call[ErrorRecord]:
+        """Record a failure (the same failure again counts a hit on the record)."""
+        body = ErrorIn(
+            tool_name=tool_name,
+            error=error,
+            **given(
+                arguments=arguments,
+                context=context,
+                strategy=strategy,
+                outcome=outcome,
+                resolution=resolution,
+                session_id=session,
+            ),
+        )
+        return Call(ErrorRecord, body=body)
+
+    @http.listing("/errors")
+    def list(
+        self,
+        *,
+        tool_name: str | None = None,
+        outcome: Outcome | None = None,
+        limit: int | None = None,
+    ) -> Call[ErrorPage]:
+        query = ErrorQuery(**given(tool_name=tool_name, outcome=outcome, limit=limit))
+        return Call(ErrorPage, query=query)
+
+    @http.post("/errors/search")
+    def search(
+        self, query: str, *, tool_name: str | None = None, k: int | None = None
+    ) -> Call[ErrorSearchResult]:
+        """Earlier failures like this one, best first. A read: retried like a GET."""
+        body = ErrorSearchIn(query=query, **given(tool_name=tool_name, k=k))
+        return Call(ErrorSearchResult, body=body, retry=True)
+
+    @http.get("/errors/{error_id}")
+    def get(self, error_id: int) -> Call[ErrorRecord]:
+        return Call(ErrorRecord, path={"error_id": error_id})
+
+    @http.patch("/errors/{error_id}")
+    def update(
+        self,
+        error_id: int,
+        *,
+        outcome: Outcome | None = None,
+        strategy: str | None = None,
+        resolution: str | None = None,
+    ) -> Call[ErrorRecord]:
+        body = ErrorPatch(**given(outcome=outcome, strategy=strategy, resolution=resolution))
+        return Call(ErrorRecord, path={"error_id": error_id}, body=body)
+
+    @http.delete("/errors/{error_id}")
+    def delete(self, error_id: int) -> Call[None]:
+        return Call(None, path={"error_id": error_id})
+
+    @http.post("/errors/{error_id}/promote")
+    def promote(self, error_id: int) -> Call[Learning]:
+        """Make a learning of the record."""
+        return Call(Learning, path={"error_id": error_id})
+
+
+class Learnings(Bound[M]):
+    """hub.learnings: add, read, list, change and delete learnings."""
+
+    @http.post("/learnings")
+    def add(
+        self,
+        content: str,
+        kind: Kind,
+        *,
+        source: Literal["agent", "user"] | None = None,
+        scope: Literal["agent", "user"] | None = None,
+        session: str | None = None,
+        user: str | None = None,
+    ) -> Call[Learning]:
+        body = LearningIn(
+            content=content,
+            kind=kind,
+            **given(source=source, scope=scope, session_id=session, user=user),
+        )
+        return Call(Learning, body=body)
+
+    @http.listing("/learnings")
+    def list(
+        self,
+        *,
+        user: str | None = None,
+        kind: Kind | None = None,
+        status: Status | None = None,
+        limit: int | None = None,
+    ) -> Call[LearningPage]:
+        query = LearningQuery(**given(user=user, kind=kind, status=status, limit=limit))
+        return Call(LearningPage, query=query)
+
+    @http.get("/learnings/{learning_id}")
+    def get(self, learning_id: int, *, user: str | None = None) -> Call[Learning]:
+        return Call(Learning, path={"learning_id": learning_id}, query=ForUser(**given(user=user)))
+
+    @http.patch("/learnings/{learning_id}")
+    def update(
+        self,
+        learning_id: int,
+        *,
+        content: str | None = None,
+        kind: Kind | None = None,
+        status: Status | None = None,
+        user: str | None = None,
+    ) -> Call[Learning]:
+        body = LearningPatch(**given(content=content, kind=kind, status=status))
+        path = {"learning_id": learning_id}
+        return Call(Learning, path=path, body=body, query=ForUser(**given(user=user)))
+
+    @http.delete("/learnings/{learning_id}")
+    def delete(self, learning_id: int, *, user: str | None = None) -> Call[None]:
+        return Call(None, path={"learning_id": learning_id}, query=ForUser(**given(user=user)))

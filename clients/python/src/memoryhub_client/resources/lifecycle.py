@@ -1,0 +1,69 @@
+"""/runs (every LLM call and fallback of the lifecycle) and /memory/history (the HISTORY
+consolidation writes), read back."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from memoryhub_client import _call as http
+from memoryhub_client._call import Bound, Call, M, given
+from memoryhub_client.models import (
+    ForUser,
+    HistoryFile,
+    HistoryPage,
+    HistoryQuery,
+    RunDetail,
+    RunPage,
+    RunQuery,
+)
+
+RunKind = Literal["summary", "consolidate", "compact", "flush", "extract", "compress"]
+RunStatus = Literal["ok", "fallback", "failed", "timeout", "skipped"]
+
+
+class Runs(Bound[M]):
+    """hub.runs: the lifecycle's run log, newest first."""
+
+    @http.listing("/runs")
+    def list(
+        self,
+        *,
+        kind: RunKind | None = None,
+        status: RunStatus | None = None,
+        session: str | None = None,
+        user: str | None = None,
+        limit: int | None = None,
+    ) -> Call[RunPage]:
+        query = RunQuery(
+            **given(kind=kind, status=status, session_id=session, user=user, limit=limit)
+        )
+        return Call(RunPage, query=query)
+
+    @http.get("/runs/{run_id}")
+    def get(self, run_id: int, *, user: str | None = None) -> Call[RunDetail]:
+        """One run with the model's raw answer and the facts it stored."""
+        return Call(RunDetail, path={"run_id": run_id}, query=ForUser(**given(user=user)))
+
+
+class History(Bound[M]):
+    """hub.history: HISTORY entries (grep with `q`, by month or session) and its files."""
+
+    @http.listing("/memory/history")
+    def list(
+        self,
+        *,
+        q: str | None = None,
+        month: str | None = None,
+        session: str | None = None,
+        user: str | None = None,
+        limit: int | None = None,
+    ) -> Call[HistoryPage]:
+        """History entries, newest first; `q` is a case-insensitive substring, `month` is
+        YYYY-MM."""
+        query = HistoryQuery(**given(q=q, month=month, session_id=session, user=user, limit=limit))
+        return Call(HistoryPage, query=query)
+
+    @http.get("/memory/history/files/{name:path}")
+    def file(self, name: str, *, user: str | None = None) -> Call[HistoryFile]:
+        """memory/HISTORY.md or memory/HISTORY-YYYY-MM.md, rendered."""
+        return Call(HistoryFile, path={"name": name}, query=ForUser(**given(user=user)))
