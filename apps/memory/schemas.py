@@ -165,7 +165,8 @@ class ContextMessageOut(QuotedMessage):
     tokens: int
     legs: list[str] = Field(
         description="The legs that found it: recency, salience, relevance (this session), "
-        "memory (the agent's whole history)."
+        "memory (the agent's whole history); turn: the call or a result of a tool-call turn "
+        "another leg found part of (a call and its results are kept or dropped together)."
     )
     similarity: float | None
     truncated: bool
