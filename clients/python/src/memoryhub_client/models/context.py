@@ -43,6 +43,9 @@ class ContextMessage(Model):
     role: str
     name: str
     content: str
+    tool_call_id: str | None
+    tool_name: str | None
+    tool_calls: list[dict[str, Any]] | None
     created_at: datetime
     importance: float
     metadata: dict[str, Any]
@@ -70,6 +73,9 @@ class MemoryMessage(Model):
     role: str
     name: str
     content: str
+    tool_call_id: str | None
+    tool_name: str | None
+    tool_calls: list[dict[str, Any]] | None
     created_at: datetime
     importance: float
     metadata: dict[str, Any]
