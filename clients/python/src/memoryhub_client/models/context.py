@@ -9,6 +9,7 @@ from uuid import UUID
 
 from pydantic import Field
 
+from memoryhub_client.chat import to_openai_messages
 from memoryhub_client.models.common import Model, component
 from memoryhub_client.models.lifecycle import Run
 
@@ -188,8 +189,6 @@ class Context(Model):
     def openai_messages(self) -> list[dict[str, Any]]:
         """The context as an OpenAI chat `messages` list: the system part first, every tool
         result right after the assistant turn that called it (memoryhub_client.chat)."""
-        from memoryhub_client.chat import to_openai_messages
-
         return to_openai_messages(self)
 
 
