@@ -125,7 +125,8 @@ class Operation(Generic[P, T_co]):
         body = call.body
         return Request(
             method=self.method,
-            path=_PARAM.sub(lambda m: _quote(call.path[m.group(1)], m.group(2)), self.template),
+            path=API_PREFIX
+            + _PARAM.sub(lambda m: _quote(call.path[m.group(1)], m.group(2)), self.template),
             params=dump(call.query) if call.query is not None else {},
             json=dump(body) if isinstance(body, BaseModel) else None,
             content=body if isinstance(body, bytes) else None,

@@ -60,8 +60,8 @@ class Policy:
             return request.read(outcome)
         try:
             body: Any = outcome.json()
-        except ValueError:
-            body = outcome.text
+        except ValueError:  # not the API's JSON (a proxy's page, say): its status and a start
+            body = f"{outcome.reason_phrase}: {outcome.text.strip()[:200]}"
         raise error_for(outcome.status_code, body, outcome.headers.get("Retry-After"))
 
 
