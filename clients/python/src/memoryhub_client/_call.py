@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 from urllib.parse import quote
 
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from memoryhub_client.errors import InvalidInput
 from memoryhub_client.models.common import Page
-from pydantic import BaseModel, TypeAdapter
 
 if TYPE_CHECKING:
     from typing import Self
@@ -26,8 +28,9 @@ P = ParamSpec("P")
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 
-# (METHOD, OpenAPI path) -> "Resource.method", filled as the resource classes are defined.
-OPERATIONS: dict[tuple[str, str], str] = {}
+# (METHOD, OpenAPI path) -> the client method sending it, filled as the resource classes are
+# defined: the schema-drift test checks it covers every operation the server serves.
+OPERATIONS: dict[tuple[str, str], Operation[Any, Any]] = {}
 
 _PARAM = re.compile(r"\{(\w+)(:path)?\}")
 IDEMPOTENT = frozenset({"GET", "PUT", "DELETE"})
@@ -115,13 +118,22 @@ class Operation(Generic[P, T_co]):
         self.template = template
         self.build = build
         self.path = API_PREFIX + _PARAM.sub(r"{\1}", template)
+        self.qualname = build.__qualname__
         functools.update_wrapper(self, build)  # type: ignore[arg-type]
 
     def __set_name__(self, owner: type, name: str) -> None:
-        OPERATIONS[(self.method, self.path)] = f"{owner.__name__}.{name}"
+        self.qualname = f"{owner.__name__}.{name}"
+        OPERATIONS[(self.method, self.path)] = self
 
     def request(self, owner: Any, *args: Any, **kwargs: Any) -> Request[Any]:
-        call = self.build(owner, *args, **kwargs)
+        """The Request this method's arguments make; InvalidInput (status None) for an
+        argument its request model refuses, before anything is sent."""
+        try:
+            call = self.build(owner, *args, **kwargs)
+        except ValidationError as exc:
+            errors = exc.errors(include_url=False, include_context=False, include_input=False)
+            detail = [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]} for e in errors]
+            raise InvalidInput(None, detail, loc=["body", *detail[0]["loc"]]) from exc
         body = call.body
         return Request(
             method=self.method,

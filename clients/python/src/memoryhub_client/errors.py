@@ -19,6 +19,7 @@ __all__ = [
 
 # The first segment of a server `loc` says where the value was, not which field it is.
 _SOURCES = frozenset({"body", "query", "path", "header"})
+_BODY_PARAMETER = "payload"  # what every endpoint of the API names its JSON body
 
 
 class MemoryHubError(Exception):
@@ -127,11 +128,15 @@ _BY_STATUS: dict[int, type[MemoryHubError]] = {
 
 
 def field_of(loc: Sequence[str | int]) -> str | None:
-    """A server `loc` (["body", "messages", 0, "content"]) as a dotted field
-    ("messages.0.content"); None when it names no field."""
+    """A server `loc` as a dotted field of the request ("messages.0.content"), None when it
+    names none. The server's schema validation puts the body's parameter name after "body"
+    (["body", "payload", "key"]) where its own checks do not (["body", "key"]): the field is
+    "key" either way."""
     parts = list(loc)
     if parts and parts[0] in _SOURCES:
         parts = parts[1:]
+        if loc[0] == "body" and len(parts) > 1 and parts[0] == _BODY_PARAMETER:
+            parts = parts[1:]
     return ".".join(str(p) for p in parts) or None
 
 

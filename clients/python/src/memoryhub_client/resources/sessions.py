@@ -33,16 +33,14 @@ from memoryhub_client.models import (
 Role = Literal["user", "assistant", "tool", "system"]
 
 
-def with_idempotency_keys(messages: Sequence[NewMessage | Mapping[str, Any]]) -> list[NewMessage]:
-    """The messages as models, each with an idempotency_key (a fresh one where the caller
-    gave none), so a retried append stores each message once."""
-    out = []
-    for m in messages:
-        message = m if isinstance(m, NewMessage) else NewMessage.model_validate(m)
+def with_idempotency_keys(messages: Sequence[NewMessage | Mapping[str, Any]]) -> MessagesIn:
+    """The messages as the append's body, each with an idempotency_key (a fresh one where
+    the caller gave none), so a retried append stores each message once."""
+    body = MessagesIn.model_validate({"messages": list(messages)})
+    for i, message in enumerate(body.messages):
         if not message.idempotency_key:
-            message = message.model_copy(update={"idempotency_key": uuid.uuid4().hex})
-        out.append(message)
-    return out
+            body.messages[i] = message.model_copy(update={"idempotency_key": uuid.uuid4().hex})
+    return body
 
 
 class Sessions(Bound[M]):
@@ -128,7 +126,7 @@ class Messages(Bound[M]):
     ) -> Call[AppendResult]:
         """Append messages atomically (all or none). Each gets an idempotency_key when it has
         none, so the append is retried on 429, 503 and lost connections without doubles."""
-        body = MessagesIn(messages=with_idempotency_keys(messages))
+        body = with_idempotency_keys(messages)
         return Call(AppendResult, path={"session_id": session}, body=body, retry=True)
 
     @http.listing("/sessions/{session_id}/messages")
