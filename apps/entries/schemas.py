@@ -59,7 +59,7 @@ class EntryOut(Owned):
     content: str
     bytes: int
     needs_compression: bool
-    index: bool = Field(description="false: left out of every search.")
+    index: bool = Field(True, description="false: left out of every search.")
     created_at: datetime
     updated_at: datetime
 
@@ -83,7 +83,7 @@ class EntrySummary(Owned):
     kind: str
     bytes: int
     needs_compression: bool
-    index: bool = Field(description="false: left out of every search.")
+    index: bool = Field(True, description="false: left out of every search.")
     created_at: datetime
     updated_at: datetime
 

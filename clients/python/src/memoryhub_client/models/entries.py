@@ -27,7 +27,7 @@ class Entry(Model):
     content: str
     bytes: int
     needs_compression: bool
-    index: bool
+    index: bool = True
     created_at: datetime
     updated_at: datetime
 
@@ -65,7 +65,7 @@ class EntrySummary(Model):
     kind: str
     bytes: int
     needs_compression: bool
-    index: bool
+    index: bool = True
     created_at: datetime
     updated_at: datetime
 
