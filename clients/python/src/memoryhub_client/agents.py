@@ -26,7 +26,7 @@ import copy
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from agents.memory import SessionABC, SessionSettings
+from agents.memory import Session, SessionSettings
 from agents.memory.session_settings import resolve_session_limit
 
 from memoryhub_client import AsyncMemoryHub, MemoryHub
@@ -44,7 +44,7 @@ _ROLES = {"user": "user", "assistant": "assistant", "system": "system", "develop
 _TEXT_PARTS = ("input_text", "output_text")
 
 
-class MemoryHubSession(SessionABC):
+class MemoryHubSession:
     """The items of memoryhub session `session_id` (its key, or its id). The session is
     created on the first add (for `user`); reading one that does not exist gives no items.
 
@@ -54,7 +54,13 @@ class MemoryHubSession(SessionABC):
     folded that message into a summary, compaction or consolidation.
 
     `client` may be an AsyncMemoryHub, or a MemoryHub (its calls then run in a thread).
+
+    It implements the SDK's `Session` protocol structurally, as the SDK asks of third-party
+    sessions (its SessionABC is for the SDK's own).
     """
+
+    session_id: str
+    session_settings: SessionSettings | None
 
     def __init__(
         self,
@@ -281,3 +287,7 @@ def _call_item(call: dict[str, Any], skeleton: dict[str, Any]) -> dict[str, Any]
         "name": function.get("name", ""),
         "arguments": function.get("arguments", ""),
     }
+
+
+if TYPE_CHECKING:  # the type checker holds MemoryHubSession to the SDK's Session protocol
+    _checked: Session = MemoryHubSession(session_id="checked")
