@@ -10,7 +10,8 @@ STAMP := $(VENV)/.installed
 LLM_STAMP := $(VENV)/.installed-llm
 
 # One line per step, so a first install (a minute or more) never looks stuck.
-$(STAMP): requirements/base.txt requirements/dev.txt
+# dev.txt installs the Python client (clients/python) editable: its dependencies count too.
+$(STAMP): requirements/base.txt requirements/dev.txt clients/python/pyproject.toml
 	@test -x $(BIN)/python || { echo "==> creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
 	@echo "==> installing requirements (about a minute the first time)"
 	@$(BIN)/pip install --quiet --upgrade pip

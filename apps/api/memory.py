@@ -4,6 +4,7 @@
 from apps.agents.config import within_ceiling
 from apps.api.registry import Router
 from apps.api.request import AuthedRequest
+from apps.conversations.schemas import quoted
 from apps.conversations.selectors import session_get
 from apps.facts.schemas import save_out
 from apps.memory import selectors, services
@@ -92,12 +93,8 @@ def _fact_out(part: Part) -> dict:
 
 def _message_out(c: Candidate) -> dict:
     return {
-        "id": c.message.id,
-        "session_id": c.message.session_id,
-        "role": c.message.role,
-        "name": c.message.name,
-        "content": c.content,
-        "created_at": c.message.created_at,
+        **quoted(c.message),
+        "content": c.content,  # cut to the budget, or with its dates resolved
         "importance": c.message.importance,
         "metadata": c.message.metadata,
         "tokens": c.tokens,

@@ -8,11 +8,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Union
 
 import ninja
 from ninja import Schema, Status
-from pydantic import create_model
+from ninja.schema import NinjaGenerateJsonSchema
+from pydantic import TypeAdapter, create_model
 
 from apps.core.encoders import MicrosecondEncoder
 
@@ -50,6 +51,36 @@ class Declared:
         validated = model.model_validate(SimpleNamespace(response=result), context=context)
         body = validated.model_dump(context=context)["response"]
         return json.loads(json.dumps(body, cls=MicrosecondEncoder))
+
+    @property
+    def kinds(self) -> list[Any]:
+        """The distinct body types over the statuses, in order (None: no body, {})."""
+        return list(dict.fromkeys(self.responses.values()))
+
+
+# What body() answers for a status without a body.
+_EMPTY_BODY: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+
+
+def body_schema(kinds: Iterable[Any]) -> dict[str, Any]:
+    """The JSON Schema of what body() answers for any of `kinds`: field names, serialization
+    mode and ninja's generator, as body() dumps and the OpenAPI document describes them. An
+    object at the root; several kinds are its `anyOf`."""
+    distinct = list(dict.fromkeys(kinds))
+    models = [kind for kind in distinct if kind is not None]
+    options: list[dict[str, Any]] = []
+    defs: dict[str, Any] = {}
+    if models:
+        union: Any = models[0] if len(models) == 1 else Union[tuple(models)]  # noqa: UP007
+        schema = TypeAdapter(union).json_schema(
+            by_alias=False, mode="serialization", schema_generator=NinjaGenerateJsonSchema
+        )
+        defs = schema.pop("$defs", {})
+        options = schema.pop("anyOf") if len(models) > 1 else [schema]
+    if None in distinct:
+        options.append(_EMPTY_BODY)
+    root = options[0] if len(options) == 1 else {"type": "object", "anyOf": options}
+    return {**root, "$defs": defs} if defs else root
 
 
 _DECLARED: dict[Callable[..., Any], Declared] = {}

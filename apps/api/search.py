@@ -6,7 +6,7 @@ from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
 from apps.conversations import search
 from apps.conversations.models import Message
-from apps.conversations.schemas import ChatSearchIn, ChatSearchMessageOut, ChatSearchOut
+from apps.conversations.schemas import ChatSearchIn, ChatSearchOut, quoted
 from apps.conversations.selectors import as_utc
 from apps.memory.services import session_audience
 from apps.providers.embeddings import vector_label
@@ -19,7 +19,7 @@ router = Router(tags=["search"])
 
 
 def _search_message(m: Message) -> dict:
-    return {name: getattr(m, name) for name in ChatSearchMessageOut.model_fields}
+    return quoted(m) | {"metadata": m.metadata}
 
 
 @router.post("/search", response=ChatSearchOut)

@@ -16,6 +16,7 @@ from apps.conversations import schemas, selectors, services
 from apps.conversations.models import Message, Session
 from apps.conversations.selectors import Window
 from apps.conversations.services import NewMessage
+from apps.core.errors import InvalidInput
 from apps.core.pagination import Page
 from apps.learnings.schemas import hint_out
 from apps.lifecycle import services as lifecycle
@@ -32,6 +33,9 @@ from apps.memory import services as memory
 from apps.memory.schemas import AppendOut, MessagesIn
 
 router = Router(tags=["sessions"])
+
+# Who a pop's audit event names: the agent's own key asks (no person is logged in).
+API_ACTOR = "agent"
 
 
 def session_of(request: AuthedRequest, ref: str | None) -> Session | None:
@@ -114,6 +118,18 @@ def append_messages(request: AuthedRequest, session_id: str, payload: MessagesIn
             "hints": [hint_out(h) for h in done.hints],
         },
     )
+
+
+@router.post("/sessions/{session_id}/messages/pop", response=schemas.MessageOut)
+def pop_message(request: AuthedRequest, session_id: str, query: Query[schemas.PopQuery]) -> Message:
+    """Remove the session's newest message and return it (the OpenAI Agents SDK's
+    `pop_item`). 404 when the session has no message; 409 when the lifecycle already used
+    it (the rolling summary, a flush, a compaction or a consolidation covers it), and it
+    stays. With `user`, a 422 unless it is the session's user. Audited."""
+    session = selectors.session_get(agent=request.auth, ref=session_id)
+    if query.user is not None and query.user != session.user:
+        raise InvalidInput("user differs from the session's user", loc=["query", "user"])
+    return services.message_pop(session=session, username=API_ACTOR)
 
 
 @router.get("/sessions/{session_id}/window", response=schemas.WindowOut)

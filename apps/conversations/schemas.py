@@ -43,6 +43,12 @@ class SessionQuery(PageQuery):
     user: UserRef | None = Field(None, description="Only this end user's sessions.")
 
 
+class PopQuery(Schema):
+    user: UserRef | None = Field(
+        None, description="The end user the call acts for: a 422 unless the session's."
+    )
+
+
 class SessionPatch(Schema):
     title: str | None = Field(None, max_length=500)
     metadata: JsonObject | None = None
@@ -113,7 +119,7 @@ class MessagePage(Schema):
 
 
 class MarkerOut(Schema):
-    """A compact marker (seed 003): where the history was compacted, and into which archive."""
+    """A compact marker: where the history was compacted, and into which archive entry."""
 
     archive_name: str
     archived_at: datetime
@@ -137,7 +143,7 @@ class WindowOut(Schema):
     )
     recap: str | None = Field(
         None,
-        description="Seed 004's recap of the messages a consolidation left that `messages` "
+        description="A recap of the messages a consolidation left that `messages` "
         "does not carry: one `[YYYY-MM-DD HH:MM] role: content` line each, cut to "
         "recap_message_chars. None before any consolidation.",
     )
@@ -175,13 +181,29 @@ class LegOut(Schema):
 
 
 class QuotedMessage(Schema):
-    # What a search hit or a context shows of a message first (a base, not published).
+    # What a search hit or a context shows of a message first (a base, not published):
+    # enough to replay it, tool calls and results included.
     id: uuid.UUID
     session_id: uuid.UUID
     role: str
     name: str
     content: str
+    tool_call_id: str | None = Field(description="A tool message's: the call it answers.")
+    tool_name: str | None = Field(description="A tool message's: the tool that answered.")
+    tool_calls: list[dict[str, Any]] | None = Field(
+        description="An assistant message's tool calls, as appended (OpenAI's shape: "
+        '{"id", "type": "function", "function": {"name", "arguments"}}).'
+    )
     created_at: datetime
+
+
+def quoted(message: Any) -> dict[str, Any]:
+    """The QuotedMessage fields of a stored message (which keeps tool_calls as
+    tool_calls_json)."""
+    names = [name for name in QuotedMessage.model_fields if name != "tool_calls"]
+    return {name: getattr(message, name) for name in names} | {
+        "tool_calls": message.tool_calls_json
+    }
 
 
 class ChatSearchMessageOut(QuotedMessage):

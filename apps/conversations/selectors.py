@@ -11,9 +11,13 @@ from apps.agents.models import Agent
 from apps.conversations import working_memory
 from apps.conversations.models import CompactMarker, Message, Session, SessionMeta, Summary
 from apps.conversations.recap import Recap, recap_text
+from apps.conversations.turns import open_results, widen_to_calls
 from apps.core.errors import NotFound
 from apps.core.fields import to_utc
 from apps.core.pagination import Page, keyset_paginate
+
+# Hot messages read back, past working memory, for the call of a result the window opens on.
+TURN_LOOKBACK = 64
 
 
 def as_utc(value: datetime) -> datetime:
@@ -150,23 +154,54 @@ def _unsummarised(session: Session, pool: list[Message], size: int, full: bool) 
 def window_messages(*, session: Session, limit: int) -> list[Message]:
     """The newest `limit` hot messages, oldest first; with window_includes_unsummarised,
     reaching back without a gap over the messages that left seed 000's window and that the
-    summary does not cover yet (docs/lifecycle.md, "Window and summary")."""
+    summary does not cover yet (docs/lifecycle.md, "Window and summary"); and back to the
+    call of any tool result it would start with (turns.py), so it never opens on an orphan."""
+    messages, pool, full = _window(session, limit)
+    return _with_calls(session, messages, pool, full)
+
+
+def _window(session: Session, limit: int) -> tuple[list[Message], list[Message], bool]:
+    """window_messages before it reaches back to calls; the working-memory pool it read
+    (oldest first), and whether that pool holds every hot message."""
     config = session.agent.config
     size = config.max_history_messages
     # Working memory holds the newest working_memory_cap: usually all that is needed.
     n = max(limit, size, config.working_memory_cap)
     pool = session_recent_messages(session=session, limit=n)
+    full = len(pool) < n
     recent = pool[-limit:]
     off = not config.window_includes_unsummarised or config.window_unsummarised_max == 0
     if off or len(pool) <= size:
-        return recent  # off, or no message has left the window
-    left = _unsummarised(session, pool, size, full=len(pool) < n)
+        return recent, pool, full  # off, or no message has left the window
+    left = _unsummarised(session, pool, size, full=full)
     if not left or _key(left[0]) >= _key(recent[0]):
-        return recent
+        return recent, pool, full
     if _key(left[0]) >= _key(pool[0]):
-        return [m for m in pool if _key(m) >= _key(left[0])]
+        return [m for m in pool if _key(m) >= _key(left[0])], pool, full
     hot = _hot(session_messages(session=session), session_meta(session=session))
-    return list(hot.exclude(before(left[0].created_at, left[0].pk)))
+    return list(hot.exclude(before(left[0].created_at, left[0].pk))), pool, full
+
+
+def _with_calls(
+    session: Session, messages: list[Message], pool: list[Message], full: bool
+) -> list[Message]:
+    """`messages` widened back to the calls its first tool results answer: from the pool
+    when it reaches back to them, else from the TURN_LOOKBACK hot messages before it."""
+    if not messages or not open_results(messages):
+        return messages
+    older = [m for m in pool if _key(m) < _key(messages[0])]
+    widened = widen_to_calls(messages, older)
+    if full or len(older) >= TURN_LOOKBACK or not open_results(widened):
+        return widened
+    first = messages[0]
+    hot = _hot(session_messages(session=session), session_meta(session=session))
+    rows = list(
+        hot.filter(before(first.created_at, first.pk)).order_by("-created_at", "-id")[
+            :TURN_LOOKBACK
+        ]
+    )
+    rows.reverse()
+    return widen_to_calls(messages, rows)
 
 
 def session_recap(*, session: Session, shown: Sequence[Message]) -> Recap | None:
@@ -195,18 +230,21 @@ def session_recap(*, session: Session, shown: Sequence[Message]) -> Recap | None
 def session_window(*, session: Session) -> Window:
     """Seed 000's context window: the rolling summary plus the last N messages after the
     latest compact marker (seed 003: the window replays from it), with those not yet
-    summarised (window_messages) and seed 004's recap of what a consolidation left."""
+    summarised and the calls of the results it opens on (window_messages), and seed 004's
+    recap of what a consolidation left."""
     meta = session_meta(session=session)
     summary = session_summary(session=session)
     size = session.agent.config.max_history_messages
-    messages = window_messages(session=session, limit=size)
+    plain, pool, full = _window(session, size)
+    messages = _with_calls(session, plain, pool, full)
     return Window(
         session=session,
         start_at=meta.start_at if meta else None,
         summary=summary.content if summary and summary.content else None,
         messages=messages,
         markers=session_markers(session=session),
-        unsummarised=max(0, len(messages) - size),
+        # Past the window and unsummarised; not the calls it reached back to.
+        unsummarised=max(0, len(plain) - size),
         recap=session_recap(session=session, shown=messages),
     )
 

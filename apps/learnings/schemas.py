@@ -95,7 +95,7 @@ class ErrorSearchOut(Schema):
 
 
 class HintOut(Schema):
-    """Seed 000's hint: "apply: <resolution>", "avoid: <strategy>" or "seen before"."""
+    """An earlier failure's lesson: "apply: <resolution>", "avoid: <strategy>" or "seen before"."""
 
     tool_name: str
     error_id: int

@@ -23,13 +23,14 @@ TEMPLATES = [
     types.ResourceTemplate(
         name="history-month",
         uri_template=SCHEME + "HISTORY/{month}",
-        description="Seed 004's history of one month (YYYY-MM), rendered from consolidation.",
+        description="Your history log of one month (YYYY-MM): the dated summaries of your "
+        "conversations.",
         mime_type=MARKDOWN,
     ),
     types.ResourceTemplate(
         name="daily-log",
         uri_template=SCHEME + "memory/{day}.md",
-        description="Seed 001's daily log of one day (YYYY-MM-DD).",
+        description="Your log of one day (YYYY-MM-DD): the facts you saved that day.",
         mime_type=MARKDOWN,
     ),
 ]

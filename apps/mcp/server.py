@@ -27,11 +27,13 @@ T = TypeVar("T")
 current_agent: ContextVar[Agent] = ContextVar("mcp_agent")
 
 INSTRUCTIONS = (
-    "memoryhub: durable memory for this agent. Append conversation turns with "
-    "append_messages, save and recall facts with memory_save / memory_recall, search chat "
-    "history, history, entries and error memory; read MEMORY.md and the workspace documents "
-    "as memory:// resources. Every tool answers the JSON body of the equivalent "
-    "/api/v1 endpoint."
+    "memoryhub is your long-term memory. Save each turn of a conversation with "
+    "append_messages, and start a turn with get_context: it gives what to put in your prompt. "
+    "Remember facts with memory_save and find them with memory_recall; search past "
+    "conversations with search_chat_history and everything else with memory_search. Keep "
+    "notes with the entry_ tools. Before retrying a tool that failed, look it up with "
+    "search_error_memory, and record what you tried with remember_error. Your documents "
+    "(MEMORY.md, USER.md and the others) are also memory:// resources."
 )
 
 

@@ -1,5 +1,8 @@
-"""POST /mcp: the MCP endpoint, authenticated with the agent's API key like /api/v1."""
+"""POST /mcp: the MCP endpoint, authenticated with the agent's API key like /api/v1; and the
+OAuth discovery and flow paths an MCP client may try after a 401, which memoryhub does not
+serve (docs/mcp.md, "Authentication")."""
 
+import mcp_types as types
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -14,10 +17,36 @@ from apps.mcp.transport import asgi_scope, serve_http
 _SKIPPED_HEADERS = {"content-length"}
 
 
-def _unauthorized() -> HttpResponse:
-    response = JsonResponse({"detail": "Unauthorized"}, status=401)
-    response["WWW-Authenticate"] = "Bearer"
+NO_OAUTH = (
+    "memoryhub does not use OAuth: send the agent's API key as 'Authorization: Bearer mh_...'"
+)
+
+
+def _unauthorized(presented: bool) -> HttpResponse:
+    """401 with RFC 6750's Bearer challenge and no `resource_metadata`: a key is not an OAuth
+    token and there is no authorization server to discover. The body is a JSON-RPC error, as
+    the MCP SDKs read a failed POST's body, so a client shows why it was refused."""
+    if presented:
+        message = "Unauthorized: the API key is unknown, malformed or revoked. " + NO_OAUTH
+        challenge = (
+            'Bearer realm="memoryhub", error="invalid_token", '
+            'error_description="The API key is unknown, malformed or revoked"'
+        )
+    else:
+        message = "Unauthorized: an API key is required. " + NO_OAUTH
+        challenge = 'Bearer realm="memoryhub"'  # no credentials: no error code (RFC 6750 3.1)
+    error = {"code": types.INVALID_REQUEST, "message": message}
+    response = JsonResponse({"jsonrpc": "2.0", "id": None, "error": error}, status=401)
+    response["WWW-Authenticate"] = challenge
     return response
+
+
+@csrf_exempt
+def no_oauth(request: HttpRequest) -> JsonResponse:
+    """404 for the OAuth documents and endpoints a client probes after a 401 (protected
+    resource and authorization server metadata, registration, authorization, token): not a
+    page, not a redirect to a login, and words that say what to send instead."""
+    return JsonResponse({"detail": NO_OAUTH}, status=404)
 
 
 @csrf_exempt
@@ -41,7 +70,7 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
         response["Retry-After"] = str(exc.retry_after)
         return response
     if agent is None:
-        return _unauthorized()
+        return _unauthorized(presented=token is not None)
     try:
         body = request.body
     except RequestDataTooBig:

@@ -165,7 +165,8 @@ class ContextMessageOut(QuotedMessage):
     tokens: int
     legs: list[str] = Field(
         description="The legs that found it: recency, salience, relevance (this session), "
-        "memory (the agent's whole history)."
+        "memory (the agent's whole history); turn: the call or a result of a tool-call turn "
+        "another leg found part of (a call and its results are kept or dropped together)."
     )
     similarity: float | None
     truncated: bool
@@ -230,8 +231,8 @@ class UsageOut(Schema):
     compact_required: bool
     context_window_tokens: int
     usage_ratio: float = Field(
-        description="usage_tokens / context_window_tokens: what the agent's model holds "
-        "(seed 001), measured before any action this call took."
+        description="usage_tokens / context_window_tokens: what the agent's model holds, "
+        "measured before any action this call took."
     )
     usage_tokens: int
     measured_by: Literal["observed", "estimate"]
@@ -255,7 +256,7 @@ class ContextOut(Schema):
     query: str | None
     system: SystemOut
     messages: list[ContextMessageOut] = Field(
-        description="Seed 002's legs: this session's messages, in time order."
+        description="This session's messages (recent, salient, relevant), in time order."
     )
     memory: list[MemoryWindowOut] = Field(
         default_factory=list,

@@ -4,6 +4,7 @@ Every request takes the next script item (an empty script answers 500, so a requ
 expected fails loudly):
 
     Answer(status, body=None, headers={})   a JSON answer
+    Raw(status, data)                       a body that is not JSON (a proxy's error page)
     Drop()                                  close the connection without answering
     Forward()                               send the request on to `upstream` (the live
                                             server) and relay its answer
@@ -33,6 +34,12 @@ class Answer:
     status: int
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Raw:
+    status: int
+    data: bytes
 
 
 @dataclass(frozen=True)
@@ -108,6 +115,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._drop()
             else:
                 self._send(upstream.status_code, upstream.content, dict(upstream.headers))
+        elif isinstance(item, Raw):
+            self._send(item.status, item.data, {"Content-Type": "text/html"})
         elif isinstance(item, Answer):
             data = json.dumps(item.body).encode() if item.body is not None else b""
             self._send(item.status, data, {"Content-Type": "application/json", **item.headers})

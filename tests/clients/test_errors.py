@@ -4,6 +4,7 @@ request models, before anything is sent), with the API's detail and the field at
 import pytest
 from memoryhub_client import (
     Conflict,
+    Forbidden,
     InvalidInput,
     MemoryHubError,
     NotFound,
@@ -12,6 +13,7 @@ from memoryhub_client import (
 )
 
 from tests.clients.conftest import collect, settle
+from tests.clients.loopback import Answer, Raw
 
 
 def raised(run, make_call, **options) -> MemoryHubError:
@@ -127,3 +129,26 @@ def test_a_key_over_its_rate_is_rate_limited_with_retry_after(run, settings):
     assert error.detail == (
         f"this API key is over its 2 requests per minute; retry in {int(error.retry_after)} s"
     )
+
+
+@pytest.mark.parametrize(
+    ("status", "error_type"),
+    [(403, Forbidden), (413, InvalidInput), (414, InvalidInput), (500, MemoryHubError)],
+)
+def test_the_statuses_the_api_gives_rarely_map_to_their_exception(
+    run, loopback, status, error_type
+):
+    # A loopback server: the live API answers 403 to no agent call, and 500 only on a defect.
+    loopback.script(Answer(status, {"detail": "refused", "loc": ["body", "content"]}))
+    error = raised(run, lambda hub: hub.entries.add("notes/todo", "x" * 10), url=loopback.url)
+
+    assert type(error) is error_type
+    assert (error.status, error.detail, error.field) == (status, "refused", "content")
+
+
+def test_an_answer_that_is_not_the_apis_json_keeps_its_status_and_a_start(run, loopback):
+    loopback.script(Raw(502, b"<html><body>Bad gateway</body></html>"))
+    error = raised(run, lambda hub: hub.entries.add("notes/todo", "x"), url=loopback.url)
+
+    assert (type(error), error.status) == (MemoryHubError, 502)
+    assert error.detail == "Bad Gateway: <html><body>Bad gateway</body></html>"

@@ -8,7 +8,8 @@ import copy
 import json
 
 import pytest
-from memoryhub_client._call import OPERATIONS
+from memoryhub_client import API_VERSION, __version__
+from memoryhub_client._call import API_PREFIX, OPERATIONS
 from memoryhub_client.models import COMPONENTS
 
 from memoryhub.api import api
@@ -18,6 +19,12 @@ from tests.clients.drift import compare_components, compare_operations
 @pytest.fixture(scope="module")
 def server() -> dict:
     return json.loads(json.dumps(api.get_openapi_schema()))
+
+
+def test_the_clients_major_version_is_the_servers_api_version(server):
+    assert (__version__.split(".")[0], API_VERSION) == (api.version, api.version)
+    assert server["info"]["version"] == api.version
+    assert f"/api/v{api.version}" == API_PREFIX
 
 
 def test_every_client_model_matches_its_server_schema(server):
@@ -44,13 +51,18 @@ def test_the_comparison_reports_a_renamed_a_retyped_field_and_a_new_operation(se
         "$ref": "#/components/schemas/SessionOut"
     }
 
-    assert compare_components(doctored, COMPONENTS) == [
+    # Measured against the real schema's own report ([] when the two are in step), so this
+    # shows what the doctoring adds whatever else is in flight.
+    before = compare_components(server, COMPONENTS)
+    after = compare_components(doctored, COMPONENTS)
+    assert [found for found in after if found not in before] == [
         "MessageOut.token_count: server string, client integer",
         "SessionOut.label: on the server, not in the client's Session",
         "SessionOut.title: in the client's Session, not on the server",
         "WindowOut.recap: required on the server, not in the client's Window",
     ]
-    before = compare_operations(server, OPERATIONS, COMPONENTS)  # [] once in step
+    assert set(before) <= set(after)
+    before = compare_operations(server, OPERATIONS, COMPONENTS)
     after = compare_operations(doctored, OPERATIONS, COMPONENTS)
     assert [found for found in after if found not in before] == [
         "GET /api/v1/sessions/{session_id}/export: no client method",

@@ -102,6 +102,11 @@ class McpClient:
     def tools(self) -> list:
         return self.run(lambda c: c.list_tools()).tools
 
+    def instructions(self) -> str | None:
+        """What the server told the client to tell its model, at connection."""
+        assert self._client is not None
+        return self._client.instructions
+
     def resources(self) -> list:
         return self.run(lambda c: c.list_resources()).resources
 

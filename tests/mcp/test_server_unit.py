@@ -9,6 +9,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from apps.mcp.tools import TOOLS
+from apps.mcp.views import NO_OAUTH
 
 VERSION = "2025-11-25"
 TOOL_NAMES = [
@@ -95,7 +96,7 @@ def test_tools_list_names_every_tool_with_the_api_schemas(key):
     recall = by_name["memory_recall"]["inputSchema"]
     assert list(recall["properties"]) == ["user", "query", "session_id", "category", "k"]
     assert recall["required"] == ["query"]
-    assert by_name["memory_recall"]["description"].startswith("Semantic recall over facts")
+    assert by_name["memory_recall"]["description"].startswith("Find the saved facts")
     assert by_name["append_messages"]["inputSchema"]["required"] == ["messages", "session_id"]
     assert list(by_name["entry_rename"]["inputSchema"]["properties"]) == [
         "user",
@@ -219,14 +220,23 @@ def test_another_agents_key_sees_nothing(key, other_key):
     assert ok(other_key, "search_chat_history", {"query": "hi", "mode": "contains"})["hits"] == []
 
 
-@pytest.mark.parametrize("authorization", [None, "Bearer mh_nope", "Basic abc"])
-def test_a_bad_key_is_refused_with_401_before_any_mcp(agent, authorization):
+@pytest.mark.parametrize(
+    ("authorization", "presented"), [(None, False), ("Bearer mh_nope", True), ("Basic abc", False)]
+)
+def test_a_bad_key_is_refused_with_401_before_any_mcp(agent, authorization, presented):
     headers = {"Authorization": authorization} if authorization else {}
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     response = Client().post("/mcp", body, content_type="application/json", headers=headers)
     assert response.status_code == 401
-    assert response.json() == {"detail": "Unauthorized"}
-    assert response["WWW-Authenticate"] == "Bearer"
+    reason = "an API key is required"
+    if presented:
+        reason = "the API key is unknown, malformed or revoked"
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": f"Unauthorized: {reason}. {NO_OAUTH}"},
+    }
+    assert response["WWW-Authenticate"].startswith('Bearer realm="memoryhub"')
 
 
 def test_a_malformed_body_is_a_json_rpc_parse_error(key):

@@ -143,6 +143,8 @@ def _applied(step: LifecycleStep, plan: Planned, made: Prepared, record: Recorde
         lock_session(step.session)
         if run_applied(agent=step.log.agent, key=key) is not None:
             raise Superseded  # a run of the same range applied during the call
+        if _lost(plan.messages):
+            raise Superseded  # one of its messages was popped during the call
         reason = "" if made.by_model else made.why or fallback_reason(made.answer)
         status = RunStatus.OK if made.by_model else RunStatus.FALLBACK
         run = record(status=status, reason=reason, key=key, details=plan.details)
@@ -151,6 +153,12 @@ def _applied(step: LifecycleStep, plan: Planned, made: Prepared, record: Recorde
             run.details = {**run.details, **written}
             run.save(update_fields=["details"])
     return run
+
+
+def _lost(messages: Sequence[Message]) -> bool:
+    """Whether any of `messages` is gone (conversations' message_pop removed it)."""
+    ids = {m.pk for m in messages}
+    return Message.objects.filter(pk__in=ids).count() != len(ids)
 
 
 @dataclass(frozen=True)

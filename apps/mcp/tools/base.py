@@ -1,12 +1,14 @@
 """A tool is an API endpoint called in-process: arguments parsed with the endpoint's own
 schemas, the endpoint function called with the connection's agent, its return value
 serialized through the endpoint's response schema (apps/api/registry.py), errors answered
-with the API's detail."""
+with the API's detail. What the model reads (title, description, each parameter's words, the
+hints) is the tool's own: the API's docstrings speak to developers."""
 
+import inspect
 import json
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import mcp_types as types
@@ -20,6 +22,7 @@ from apps.api.registry import declared
 from apps.core.encoders import MicrosecondEncoder
 from apps.core.errors import ApplicationError, error_detail, validation_detail
 from apps.core.validation import check_parsed
+from apps.mcp.tools.schema import input_schema, output_schema
 
 logger = logging.getLogger(__name__)
 
@@ -42,24 +45,80 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class Hints:
+    """What a call does to the agent's memory, as MCP's tool annotations say it
+    (docs/mcp.md, "Tool hints"). Every tool touches this service's memory alone."""
+
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+
+    def annotations(self, title: str) -> types.ToolAnnotations:
+        return types.ToolAnnotations(
+            title=title,
+            read_only_hint=self.read_only,
+            destructive_hint=self.destructive,
+            idempotent_hint=self.idempotent,
+            open_world_hint=False,
+        )
+
+
+# A read changes nothing, so repeating it changes nothing either.
+READ = Hints(read_only=True, destructive=False, idempotent=True)
+
+
+def write(*, destructive: bool, idempotent: bool) -> Hints:
+    return Hints(read_only=False, destructive=destructive, idempotent=idempotent)
+
+
+@dataclass(frozen=True)
+class About:
+    """What a client and its model read about a tool: a title, what it does (when to use
+    it, what it returns), each parameter's description by (dotted) name, and its hints."""
+
+    title: str
+    description: str
+    hints: Hints
+    docs: Mapping[str, str] = field(default_factory=dict)
+
+
+def _reflowed(text: str) -> str:
+    """`text` with each paragraph on one line (the source wraps them; a model needs not)."""
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs)
+
+
+@dataclass(frozen=True)
 class Tool:
     """One MCP tool over one API endpoint. `call(request, args)` invokes the endpoint with
-    the parsed arguments; its description is the endpoint's docstring unless given."""
+    the parsed arguments; `answers` are the other endpoints whose body the tool may answer
+    (an `Answer`)."""
 
     name: str
     endpoint: Callable[..., Any]
     params: type[Schema]
     call: Callable[[ToolRequest, Any], Any]
-    description: str = ""
+    about: About
+    answers: tuple[Callable[..., Any], ...] = ()
 
     def definition(self) -> types.Tool:
-        text = self.description or declared(self.endpoint).description
-        schema = self.params.model_json_schema()
-        return types.Tool(name=self.name, description=text.strip(), input_schema=schema)
+        about = self.about
+        return types.Tool(
+            name=self.name,
+            title=about.title,
+            description=_reflowed(about.description),
+            input_schema=input_schema(self.params, about.docs),
+            output_schema=output_schema([self.endpoint, *self.answers]),
+            annotations=about.hints.annotations(about.title),
+        )
 
 
 def whole(
-    name: str, endpoint: Callable[..., Any], params: type[Schema], into: str = "payload"
+    name: str,
+    endpoint: Callable[..., Any],
+    params: type[Schema],
+    about: About,
+    into: str = "payload",
 ) -> Tool:
     """A tool whose arguments are, whole, the endpoint's `into` parameter: its body
     (payload) or its query."""
@@ -68,6 +127,7 @@ def whole(
         endpoint=endpoint,
         params=params,
         call=lambda request, args: endpoint(request, **{into: args}),
+        about=about,
     )
 
 
@@ -98,6 +158,8 @@ def run(tool: Tool, agent: Agent, arguments: dict[str, Any] | None) -> types.Cal
         args = tool.params.model_validate(arguments or {})
         result = tool.call(request, args)
         if isinstance(result, Answer):
+            # Its outputSchema covers the endpoints in `answers` alone.
+            assert result.endpoint in tool.answers, f"{tool.name}: undeclared answer"
             return _success(declared(result.endpoint).body(request, result.result))
         return _success(declared(tool.endpoint).body(request, result))
     except pydantic.ValidationError as exc:

@@ -1,5 +1,5 @@
-"""Entries (seed 003): entry_add, entry_rename, entry_alias, entry_write, entry_remove,
-entry_search. `name` is the entry's name or alias, as in the API's path."""
+"""Entries: entry_add, entry_rename, entry_alias, entry_write, entry_remove, entry_search.
+`name` is the entry's name or alias, as in the API's path."""
 
 from collections.abc import Callable
 from typing import Any
@@ -16,9 +16,11 @@ from apps.entries.schemas import (
     EntryWrite,
     SearchQuery,
 )
-from apps.mcp.tools.base import Tool, part, whole
+from apps.mcp.tools import words
+from apps.mcp.tools.base import READ, About, Tool, part, whole, write
 
-NAME = Field(..., description="The entry's name or one of its aliases.")
+NAME = Field(..., description=words.ENTRY_NAME)
+NEW_NAME = "a relative path such as notes/trip.md"
 
 
 class EntryRef(Schema):
@@ -30,7 +32,7 @@ class ScopedRef(EntryRef, ScopedWrite):
 
 
 class RenameIn(ScopedRef):
-    new_name: str = Field(..., description="The new name (EntryRename.name).")
+    new_name: str = Field(..., description=f"The new name ({NEW_NAME}).")
 
 
 class AliasIn(EntryAliasIn):
@@ -41,26 +43,137 @@ class WriteIn(EntryWrite):
     name: str = NAME
 
 
-def _named(name: str, endpoint: Callable[..., Any], params: type[Schema], body: Callable) -> Tool:
+# The owner of an existing entry: the words of every tool on one.
+_OWNER = {"user": words.USER_ENTRY, "scope": words.SCOPE_ENTRY}
+
+
+def _named(
+    name: str, endpoint: Callable[..., Any], params: type[Schema], body: Callable, about: About
+) -> Tool:
     """A tool over /entries/{name}...: `name` goes in the path, body(args) is the body."""
     return Tool(
         name=name,
         endpoint=endpoint,
         params=params,
         call=lambda request, args: endpoint(request, name=args.name, payload=body(args)),
+        about=about,
     )
 
 
+ADD = About(
+    title="Create a note",
+    description="""
+        Create an entry: a named text in your memory, such as notes, a list or a plan.
+        Names look like file paths (projects/trip.md). The workspace documents are entries
+        too: MEMORY.md, USER.md, SOUL.md and AGENTS.md appear in every get_context. Fails
+        when the name is already an entry's name or alias; to change an entry, use
+        entry_write.
+
+        Returns the entry: `name`, `aliases`, `kind`, `content`, its size in `bytes`, and
+        times.
+        """,
+    # A repeat finds the name taken and changes nothing.
+    hints=write(destructive=False, idempotent=True),
+    docs={
+        "user": words.USER_WRITES,
+        "scope": words.SCOPE_WRITES,
+        "name": f"The entry's name, {NEW_NAME}, unique among its owner's entries.",
+        "content": "The text (default: empty).",
+        "kind": "note (the default) or archive (a record kept for reference, like those "
+        "written when a session is compacted).",
+    },
+)
+
+RENAME = About(
+    title="Rename a note",
+    description="""
+        Give an entry a new name. Fails when the new name is already a name or an alias. An
+        archive entry keeps its old name as an alias, so what refers to it still finds it;
+        a note's old name stops working.
+
+        Returns the entry.
+        """,
+    hints=write(destructive=False, idempotent=True),
+    docs=_OWNER,
+)
+
+ALIAS = About(
+    title="Give a note another name",
+    description="""
+        Give an entry an extra name, an alias: every entry tool then finds it by either
+        name. Fails when the alias is already a name or an alias.
+
+        Returns the `alias` and the `entry` (without its content).
+        """,
+    hints=write(destructive=False, idempotent=True),
+    docs={**_OWNER, "alias": f"The extra name ({NEW_NAME})."},
+)
+
+WRITE = About(
+    title="Replace a note's text",
+    description="""
+        Replace the whole text of an existing entry, for example to update MEMORY.md or a
+        plan. The entry then holds the new text alone, so include everything that should
+        stay; the previous text is kept in the entry's change history. Fails when there is
+        no such entry: create it with entry_add.
+
+        Returns the entry.
+        """,
+    hints=write(destructive=True, idempotent=True),
+    docs={**_OWNER, "content": "The new, complete text of the entry."},
+)
+
+REMOVE = About(
+    title="Delete a note",
+    description="""
+        Delete an entry with all its aliases. Its text stays in the change history, but no
+        tool finds the entry any more.
+
+        Returns an empty object.
+        """,
+    hints=write(destructive=True, idempotent=True),
+    docs=_OWNER,
+)
+
+SEARCH = About(
+    title="Search notes",
+    description="""
+        Search your entries (notes, archives and the workspace documents) for words in their
+        name and text, best match first. Aliases are not searched.
+
+        Returns `items`, each with its `score` and the whole `entry`.
+        """,
+    hints=READ,
+    docs={
+        "user": words.USER_READS,
+        "q": "The words to look for.",
+        "limit": "How many entries to return at most.",
+    },
+)
+
 TOOLS = [
-    whole("entry_add", entries_api.add_entry, EntryIn),
+    whole("entry_add", entries_api.add_entry, EntryIn, ADD),
     _named(
         "entry_rename",
         entries_api.rename_entry,
         RenameIn,
         lambda args: EntryRename(name=args.new_name, user=args.user, scope=args.scope),
+        RENAME,
     ),
-    _named("entry_alias", entries_api.alias_entry, AliasIn, lambda args: part(args, EntryAliasIn)),
-    _named("entry_write", entries_api.write_entry, WriteIn, lambda args: part(args, EntryWrite)),
+    _named(
+        "entry_alias",
+        entries_api.alias_entry,
+        AliasIn,
+        lambda args: part(args, EntryAliasIn),
+        ALIAS,
+    ),
+    _named(
+        "entry_write",
+        entries_api.write_entry,
+        WriteIn,
+        lambda args: part(args, EntryWrite),
+        WRITE,
+    ),
     Tool(
         name="entry_remove",
         endpoint=entries_api.remove_entry,
@@ -68,8 +181,7 @@ TOOLS = [
         call=lambda request, args: entries_api.remove_entry(
             request, name=args.name, query=part(args, ScopedWrite)
         ),
-        description="Remove: delete an entry with all its aliases; its content stays in its "
-        "change log. The result is {} (the API answers 204 with no body).",
+        about=REMOVE,
     ),
-    whole("entry_search", entries_api.search_entries, SearchQuery, into="query"),
+    whole("entry_search", entries_api.search_entries, SearchQuery, SEARCH, into="query"),
 ]

@@ -9,7 +9,10 @@ recency leg newest first, high-salience facts then the facts relevant to the que
 salience leg, the relevance leg, then the memory leg's hits in rank order, each with its
 context window (and the window's header line, when the hit opens it; a span that does not
 fit is tried as the hit alone). A unit that does not fit whole is dropped and reported;
-smaller later ones may still fit. Tokens are MiniLM WordPiece counts (apps.providers.tokens).
+smaller later ones may still fit. A session message is tried with its tool-call turn (turns.py):
+a call and its results are kept or dropped together, and the newest message's turn is cut to
+the room left together (contents only: tool calls are never cut). Tokens are MiniLM WordPiece
+counts (apps.providers.tokens).
 """
 
 import functools
@@ -22,6 +25,7 @@ from apps.agents.models import Agent
 from apps.conversations.models import Session
 from apps.entries import names
 from apps.memory.context import legs
+from apps.memory.context.turns import Units, complete_turns, turn_units
 from apps.memory.context.types import (
     Candidate,
     ContextRequest,
@@ -134,6 +138,7 @@ class _Budget:
     """What fits in `budget` tokens, tried unit by unit in priority order."""
 
     budget: int
+    units: Units = field(default_factory=dict)  # a session message's tool-call turn
     used: int = 0
     kept_parts: set[int] = field(default_factory=set)
     kept_msgs: set = field(default_factory=set)
@@ -163,15 +168,19 @@ class _Budget:
         self.kept_parts.add(i)
 
     def keep_newest(self, c: Candidate) -> None:
-        """The newest message always stays: truncated to the room MEMORY.md left (empty
-        when MEMORY.md alone fills the budget)."""
+        """The newest message always stays, with its turn: cut to the room MEMORY.md left,
+        each member to its share by size (empty when MEMORY.md alone fills the budget)."""
+        unit = self.units.get(c.message.id, [c])
         room = self.budget - self.used
-        if c.tokens > room:
-            c.content, c.tokens = _truncate(c.content, room)
-            c.truncated = True
-        self.take(c.tokens)
-        self.kept_msgs.add(c.message.id)
-        self.decided.add(c.message.id)
+        total = sum(m.tokens for m in unit)
+        for m in unit:
+            share = room * m.tokens // total if total else 0
+            if m.tokens > share:
+                m.content, m.tokens = _truncate(m.content, share)
+                m.truncated = True
+            self.take(m.tokens)
+            self.kept_msgs.add(m.message.id)
+            self.decided.add(m.message.id)
 
     def fit_part(self, i: int, part: Part) -> None:
         if self.take(part.counted):
@@ -202,13 +211,16 @@ class _Budget:
         )
 
     def fit_message(self, c: Candidate) -> None:
+        """`c` with its turn, whole, or none of it (each member reported dropped)."""
         if c.message.id in self.decided:
             return
-        self.decided.add(c.message.id)
-        if self.take(c.tokens):
-            self.kept_msgs.add(c.message.id)
-        else:
-            self.dropped.append({"kind": "message", "name": str(c.message.id), "tokens": c.tokens})
+        unit = self.units.get(c.message.id, [c])
+        self.decided.update(m.message.id for m in unit)
+        if self.take(sum(m.tokens for m in unit)):
+            self.kept_msgs.update(m.message.id for m in unit)
+            return
+        for m in unit:
+            self.dropped.append({"kind": "message", "name": str(m.message.id), "tokens": m.tokens})
 
 
 def _build_request(
@@ -241,7 +253,8 @@ def _collect_parts(request: ContextRequest) -> list[Part]:
 
 
 def _collect_candidates(request: ContextRequest) -> tuple[list, dict, str]:
-    """The recency leg (oldest first), every leg's candidates by message id, and any warning."""
+    """The recency leg (oldest first), every leg's candidates by message id (with the calls
+    and results their turns lack), and any warning."""
     found: dict = {}
     recent = legs.recency(request)
     for m in recent:
@@ -256,6 +269,7 @@ def _collect_candidates(request: ContextRequest) -> tuple[list, dict, str]:
     for c in found.values():
         c.tokens = c.message.token_count
         c.content = c.message.content
+    complete_turns(request, found, recent)
     return recent, found, warning
 
 
@@ -329,7 +343,7 @@ def get_context(
     memory = _memory_leg(request, found)
     required = sum(p.counted for p in parts) + sum(c.tokens for c in found.values())
     required += _memory_required(memory)
-    budget = _Budget(request.max_tokens)
+    budget = _Budget(request.max_tokens, units=turn_units(found))
     _fit(budget, parts, recent, found, memory)
     messages = [c for c in found.values() if c.message.id in budget.kept_msgs]
     messages.sort(key=lambda c: (c.message.created_at, str(c.message.id)))

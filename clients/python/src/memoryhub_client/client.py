@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Generic, Literal
+from typing import Any, Literal
 
 import httpx
 
@@ -37,7 +37,7 @@ DEFAULT_TIMEOUT = 30.0
 SearchMode = Literal["semantic", "keyword", "hybrid", "contains"]
 
 
-class _Hub(Bound[M], Generic[M]):
+class _Hub(Bound[M]):
     """The resources and the calls on the hub itself, whatever the transport."""
 
     def __init__(self, transport: Any) -> None:

@@ -9,6 +9,7 @@ from uuid import UUID
 
 from pydantic import Field
 
+from memoryhub_client.chat import to_openai_messages
 from memoryhub_client.models.common import Model, component
 from memoryhub_client.models.lifecycle import Run
 
@@ -43,6 +44,9 @@ class ContextMessage(Model):
     role: str
     name: str
     content: str
+    tool_call_id: str | None
+    tool_name: str | None
+    tool_calls: list[dict[str, Any]] | None
     created_at: datetime
     importance: float
     metadata: dict[str, Any]
@@ -70,6 +74,9 @@ class MemoryMessage(Model):
     role: str
     name: str
     content: str
+    tool_call_id: str | None
+    tool_name: str | None
+    tool_calls: list[dict[str, Any]] | None
     created_at: datetime
     importance: float
     metadata: dict[str, Any]
@@ -182,8 +189,6 @@ class Context(Model):
     def openai_messages(self) -> list[dict[str, Any]]:
         """The context as an OpenAI chat `messages` list: the system part first, every tool
         result right after the assistant turn that called it (memoryhub_client.chat)."""
-        from memoryhub_client.chat import to_openai_messages
-
         return to_openai_messages(self)
 
 

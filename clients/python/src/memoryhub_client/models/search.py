@@ -22,6 +22,9 @@ class SearchHit(Model):
     role: str
     name: str
     content: str
+    tool_call_id: str | None
+    tool_name: str | None
+    tool_calls: list[dict[str, Any]] | None
     created_at: datetime
     metadata: dict[str, Any]
     score: float
@@ -38,6 +41,9 @@ class SearchMessage(Model):
     role: str
     name: str
     content: str
+    tool_call_id: str | None
+    tool_name: str | None
+    tool_calls: list[dict[str, Any]] | None
     created_at: datetime
     metadata: dict[str, Any]
 

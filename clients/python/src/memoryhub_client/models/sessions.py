@@ -167,3 +167,10 @@ class Window(Model):
     messages: list[Message]
     unsummarised: int = 0
     recap: str | None = None
+
+
+@component("PopQuery")
+class PopQuery(Model):
+    """The server's `PopQuery`."""
+
+    user: str | None = None

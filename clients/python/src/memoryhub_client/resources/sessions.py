@@ -20,6 +20,7 @@ from memoryhub_client.models import (
     MessageQuery,
     MessagesIn,
     NewMessage,
+    PopQuery,
     ResetResult,
     RunsResult,
     Session,
@@ -149,6 +150,7 @@ class Messages(Bound[M]):
         return Call(MessagePage, path={"session_id": session}, query=query)
 
     @http.post("/sessions/{session_id}/messages/pop")
-    def pop(self, session: str) -> Call[Message]:
+    def pop(self, session: str, *, user: str | None = None) -> Call[Message]:
         """Remove the session's last message and return it (NotFound when it has none)."""
-        return Call(Message, path={"session_id": session})
+        query = PopQuery(**given(user=user))
+        return Call(Message, path={"session_id": session}, query=query)

@@ -1,4 +1,5 @@
-"""The one write path for sessions and messages."""
+"""The one write path for sessions and messages. Sub-module: pop (the newest message
+removed, before the lifecycle used it). Import from this package."""
 
 import json
 import uuid
@@ -25,6 +26,7 @@ from apps.conversations.models import (
     SessionMeta,
     Summary,
 )
+from apps.conversations.services.pop import message_pop as message_pop
 from apps.core.errors import Conflict, InvalidInput, PayloadTooLarge
 from apps.core.fields import to_utc
 from apps.providers.tokens import count_tokens_batch
