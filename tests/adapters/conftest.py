@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 from memoryhub_client import AsyncMemoryHub, MemoryHub
+from memoryhub_client._adapters import close_shared
 
 from tests.factories import AgentFactory, issue_key
 
@@ -30,10 +31,13 @@ def url(live_server) -> str:
 
 
 @pytest.fixture
-def env(monkeypatch, url, key) -> None:
-    """MEMORYHUB_URL and MEMORYHUB_KEY name the live server and the agent's key."""
+def env(monkeypatch, url, key) -> Iterator[None]:
+    """MEMORYHUB_URL and MEMORYHUB_KEY name the live server and the agent's key; the
+    adapters' shared clients of them are closed after the test."""
     monkeypatch.setenv("MEMORYHUB_URL", url)
     monkeypatch.setenv("MEMORYHUB_KEY", key)
+    yield
+    close_shared()
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 from langchain_core.chat_history import BaseChatMessageHistory
+from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import (
     AIMessage,
     ChatMessage,
@@ -15,6 +16,8 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.messages.tool import invalid_tool_call
+from langchain_core.runnables import RunnableLambda
+from langchain_core.runnables.history import RunnableWithMessageHistory
 from memoryhub_client import AsyncMemoryHub, NotFound
 from memoryhub_client.langchain import MemoryHubChatMessageHistory
 
@@ -273,3 +276,34 @@ def test_a_session_removed_elsewhere_is_created_again_on_the_next_add(hub):
     history.add_messages([HumanMessage(content="two", id="2")])
 
     assert history.messages == [HumanMessage(content="two", id="2")]
+
+
+@pytest.mark.filterwarnings("ignore::langchain_core._api.deprecation.LangChainDeprecationWarning")
+def test_runnable_with_message_history_replays_the_session_on_each_call(env, hub):
+    recorded = []
+    model = FakeMessagesListChatModel(
+        responses=[AIMessage(content="Hello Alice.", id="r1"), AIMessage(content="Ramen.", id="r2")]
+    )
+    chain = RunnableLambda(lambda messages: recorded.append(messages) or messages) | model
+    # LangChain asks the factory for a history on every call: each one is built afresh.
+    with_history = RunnableWithMessageHistory(
+        chain, lambda session_id: MemoryHubChatMessageHistory(session_id=session_id)
+    )
+    config = {"configurable": {"session_id": "lc-runnable"}}
+
+    with_history.invoke("Hi, I am Alice and I like ramen.", config=config)
+    answer = with_history.invoke("What do I like?", config=config)
+
+    assert answer.content == "Ramen."
+    stored = list(hub.messages.list("lc-runnable"))
+    first_turn = [
+        HumanMessage(content="Hi, I am Alice and I like ramen.", id=str(stored[0].id)),
+        AIMessage(content="Hello Alice.", id="r1"),
+    ]
+    assert recorded[1] == [*first_turn, HumanMessage(content="What do I like?")]
+    assert [(m.role, m.content) for m in stored] == [
+        ("user", "Hi, I am Alice and I like ramen."),
+        ("assistant", "Hello Alice."),
+        ("user", "What do I like?"),
+        ("assistant", "Ramen."),
+    ]

@@ -2,9 +2,12 @@
 through, and the session a framework's session id names.
 
 An adapter takes one `client`:
-- None: its own, from the environment (MEMORYHUB_URL, MEMORYHUB_KEY) as `MemoryHub()` reads
-  it; the async one is made once per event loop, because an httpx connection pool belongs
-  to the loop that opened it and frameworks run an adapter under several loops;
+- None: the client of the environment (MEMORYHUB_URL, MEMORYHUB_KEY, as `MemoryHub()` reads
+  them), one per URL and key in the process, shared by every adapter built without a client
+  (frameworks make one per call: LangChain's RunnableWithMessageHistory asks its factory
+  for a history on every run); the async one is one per event loop as well, because an
+  httpx connection pool belongs to the loop that opened it, and it is closed as its loop
+  shuts down (asyncio.run's shutdown of async generators);
 - a MemoryHub: sync methods use it, async ones run it in a worker thread;
 - an AsyncMemoryHub: async methods use it; sync methods raise TypeError.
 """
@@ -13,11 +16,67 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
+import threading
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from memoryhub_client import AsyncMemoryHub, MemoryHub
+
+_Env = tuple[str | None, str | None]
+_lock = threading.Lock()
+_shared: dict[_Env, MemoryHub] = {}
+# Per loop: (the client, the async generator whose finalization closes it). The loop holds
+# its async generators weakly, so this entry keeps the generator alive until then.
+_shared_async: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[_Env, tuple[AsyncMemoryHub, AsyncIterator[None]]]
+] = weakref.WeakKeyDictionary()
+
+
+def _env() -> _Env:
+    return os.environ.get("MEMORYHUB_URL"), os.environ.get("MEMORYHUB_KEY")
+
+
+def shared_client() -> MemoryHub:
+    """The process's MemoryHub for the environment's URL and key."""
+    with _lock:
+        hub = _shared.get(_env())
+        if hub is None:
+            hub = _shared[_env()] = MemoryHub()
+        return hub
+
+
+async def shared_async_client() -> AsyncMemoryHub:
+    """The running loop's AsyncMemoryHub for the environment's URL and key."""
+    loop = asyncio.get_running_loop()
+    env = _env()
+    hubs = _shared_async.setdefault(loop, {})
+    if env not in hubs:
+        hub = AsyncMemoryHub()
+        closer = _closed_with_loop(hub, loop, env)
+        await closer.__anext__()  # started here, so this loop finalizes it when shutting down
+        hubs[env] = (hub, closer)
+    return hubs[env][0]
+
+
+async def _closed_with_loop(
+    hub: AsyncMemoryHub, loop: asyncio.AbstractEventLoop, env: _Env
+) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        _shared_async.get(loop, {}).pop(env, None)
+        await hub.aclose()
+
+
+def close_shared() -> None:
+    """Close the shared blocking clients (the async ones go with their loops)."""
+    with _lock:
+        hubs = list(_shared.values())
+        _shared.clear()
+    for hub in hubs:
+        hub.close()
 
 
 class Clients:
@@ -27,31 +86,23 @@ class Clients:
         if client is not None and not isinstance(client, (MemoryHub, AsyncMemoryHub)):
             raise TypeError(f"client must be a MemoryHub or an AsyncMemoryHub, not {client!r}")
         self._given = client
-        self._sync: MemoryHub | None = client if isinstance(client, MemoryHub) else None
-        self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncMemoryHub] = (
-            weakref.WeakKeyDictionary()
-        )
 
     @property
     def sync(self) -> MemoryHub:
-        """The blocking client (made from the environment when none was given)."""
-        if self._sync is None:
-            if isinstance(self._given, AsyncMemoryHub):
-                raise TypeError(
-                    "this adapter was given an AsyncMemoryHub: use its async methods, or give "
-                    "it a MemoryHub"
-                )
-            self._sync = MemoryHub()
-        return self._sync
+        """The blocking client: the given one, or the environment's."""
+        if isinstance(self._given, MemoryHub):
+            return self._given
+        if isinstance(self._given, AsyncMemoryHub):
+            raise TypeError(
+                "this adapter was given an AsyncMemoryHub: use its async methods, or give it "
+                "a MemoryHub"
+            )
+        return shared_client()
 
-    def _async(self) -> AsyncMemoryHub:
+    async def _async(self) -> AsyncMemoryHub:
         if isinstance(self._given, AsyncMemoryHub):
             return self._given
-        loop = asyncio.get_running_loop()
-        hub = self._by_loop.get(loop)
-        if hub is None:
-            hub = self._by_loop[loop] = AsyncMemoryHub()
-        return hub
+        return await shared_async_client()
 
     async def run(
         self, method: Callable[[Any], Any], *, stop: Callable[[list], bool] | None = None
@@ -61,7 +112,7 @@ class Clients:
         if isinstance(self._given, MemoryHub):
             sync = self._given
             return await asyncio.to_thread(lambda: read(method(sync), stop=stop))
-        result = method(self._async())
+        result = method(await self._async())
         if inspect.isawaitable(result):
             result = await result
         if isinstance(result, AsyncIterator):
