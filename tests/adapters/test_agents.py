@@ -9,7 +9,7 @@ import pytest
 from agents import Agent, RunConfig, Runner, function_tool
 from agents.memory import Session, SessionSettings
 from agents.testing import ScriptedModel, assistant_message, function_call
-from memoryhub_client import AsyncMemoryHub
+from memoryhub_client import AsyncMemoryHub, Conflict, InvalidInput
 from memoryhub_client.agents import MemoryHubSession
 
 NO_TRACING = RunConfig(tracing_disabled=True)
@@ -247,9 +247,19 @@ def test_an_async_client_given_is_used(url, key, hub):
 
 
 def test_a_session_id_memoryhub_cannot_take_as_a_key_is_refused_clearly(hub):
-    from memoryhub_client import InvalidInput
-
     session = MemoryHubSession(session_id="has spaces", client=hub)
     with pytest.raises(InvalidInput) as refused:
         asyncio.run(session.add_items(FIRST_RUN_ITEMS))
     assert refused.value.loc[-1] == "key"
+
+
+def test_pop_item_of_a_message_the_lifecycle_folded_is_refused_and_changes_nothing(hub):
+    session = MemoryHubSession(session_id="ag-folded", client=hub)
+    asyncio.run(session.add_items(FIRST_RUN_ITEMS))
+    hub.sessions.consolidate("ag-folded")
+
+    with pytest.raises(Conflict) as refused:
+        asyncio.run(session.pop_item())
+
+    assert "consolidated" in refused.value.message
+    assert asyncio.run(session.get_items()) == FIRST_RUN_ITEMS
