@@ -42,6 +42,7 @@ def add_entry(request: AuthedRequest, payload: schemas.EntryIn) -> Status[Entry]
         content=payload.content,
         kind=payload.kind,
         owner=_owner(payload),
+        index=payload.index,
     )
     return Status(201, _fresh(request, entry))
 
@@ -60,7 +61,8 @@ def list_entries(request: AuthedRequest, query: Query[schemas.ListQuery]) -> Pag
 
 @router.get("/entries/search", response=schemas.EntrySearchOut)
 def search_entries(request: AuthedRequest, query: Query[schemas.SearchQuery]) -> dict:
-    """BM25 over name and content (aliases add no tokens); every hit has its score."""
+    """BM25 over name and content (aliases add no tokens) of the entries written with `index`
+    true; every hit has its score."""
     hits = selectors.entries_search(
         agent=request.auth, query=query.q, limit=query.limit, audience=Audience(query.user)
     )
@@ -85,9 +87,14 @@ def get_entry(request: AuthedRequest, name: str, query: Query[ForUser]) -> Entry
 
 @router.put("/entries/{path:name}", response=schemas.EntryOut)
 def write_entry(request: AuthedRequest, name: str, payload: schemas.EntryWrite) -> Entry:
-    """Write: replace an entry's content; the old content is kept in its change log."""
+    """Write: replace an entry's content; the old content is kept in its change log.
+    `index` (when given) puts the entry in every search, or leaves it out."""
     entry = services.entry_write(
-        agent=request.auth, ref=name, content=payload.content, owner=_owner(payload)
+        agent=request.auth,
+        ref=name,
+        content=payload.content,
+        owner=_owner(payload),
+        index=payload.index,
     )
     return _fresh(request, entry)
 

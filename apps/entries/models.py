@@ -29,6 +29,10 @@ class Entry(models.Model):
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.NOTE)
     # Set when MEMORY.md grows past max_memory_bytes; consolidation compresses and clears it.
     needs_compression = models.BooleanField(default=False)
+    # True when a client wrote it with `index: false`: left out of every search (still read
+    # by name, listed and exported); None otherwise. Nullable so adding it is an ALTER TABLE
+    # ADD COLUMN on SQLite, which keeps the search triggers (a table remake drops them).
+    unindexed = models.BooleanField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 

@@ -29,10 +29,18 @@ class EntryIn(ScopedWrite):
     )
     content: str = ""
     kind: Literal["note", "archive"] = "note"
+    index: bool = Field(
+        True,
+        description="false: the entry is left out of every search (it is still read by name, "
+        "listed and exported).",
+    )
 
 
 class EntryWrite(ScopedWrite):
     content: str
+    index: bool | None = Field(
+        None, description="true or false: searched, or left out of every search; absent: kept."
+    )
 
 
 class EntryRename(ScopedWrite):
@@ -51,6 +59,7 @@ class EntryOut(Owned):
     content: str
     bytes: int
     needs_compression: bool
+    index: bool = Field(True, description="false: left out of every search.")
     created_at: datetime
     updated_at: datetime
 
@@ -62,6 +71,10 @@ class EntryOut(Owned):
     def resolve_bytes(obj) -> int:
         return len(obj.content.encode("utf-8"))
 
+    @staticmethod
+    def resolve_index(obj) -> bool:
+        return not obj.unindexed
+
 
 class EntrySummary(Owned):
     id: int
@@ -70,11 +83,13 @@ class EntrySummary(Owned):
     kind: str
     bytes: int
     needs_compression: bool
+    index: bool = Field(True, description="false: left out of every search.")
     created_at: datetime
     updated_at: datetime
 
     resolve_aliases = staticmethod(EntryOut.resolve_aliases)
     resolve_bytes = staticmethod(EntryOut.resolve_bytes)
+    resolve_index = staticmethod(EntryOut.resolve_index)
 
 
 class EntryPage(Schema):

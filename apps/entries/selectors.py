@@ -62,6 +62,12 @@ def entries_visible(*, agent: Agent, audience: Audience = EVERYONE) -> QuerySet[
     return Entry.objects.filter(audience.q(), agent=agent)
 
 
+def entries_searchable(*, agent: Agent, audience: Audience = EVERYONE) -> QuerySet[Entry]:
+    """The entries `audience` sees that searches look in: all but those written with
+    `index: false` (Entry.unindexed)."""
+    return entries_visible(agent=agent, audience=audience).exclude(unindexed=True)
+
+
 def documents(*, agent: Agent, names: Iterable[str], owner: str = AGENT) -> dict[str, Entry]:
     """`owner`'s named Note/Archive entries that exist, by name (one query)."""
     rows = Entry.objects.filter(agent=agent, user=owner, name__in=list(names))
@@ -81,9 +87,9 @@ def entries_search(
     *, agent: Agent, query: str, limit: int, audience: Audience = EVERYONE
 ) -> list[EntryHit]:
     """BM25 over name + content (seed 003) of the entries `audience` sees, best first with
-    scores; the caller picks a cutoff."""
+    scores, leaving out the unindexed ones; the caller picks a cutoff."""
     seen = Entry.objects.filter(audience.q(), agent=agent)
-    scope = None if audience.user is None else seen
+    scope = entries_searchable(agent=agent, audience=audience)
     hits = keyword_search("entries", agent_id=agent.pk, query=query, limit=limit, queryset=scope)
     by_id = _with_aliases(seen).in_bulk([h.object_id for h in hits])
     return [EntryHit(entry=by_id[h.object_id], score=h.score) for h in hits if h.object_id in by_id]

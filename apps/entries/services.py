@@ -174,13 +174,15 @@ def entry_add(
     created_at: datetime | None = None,
     changed_by: str = "agent",
     owner: str = AGENT,
+    index: bool = True,
 ) -> Entry:
-    """Add: create an entry of `owner`; Conflict if the name is one of theirs already."""
+    """Add: create an entry of `owner`; Conflict if the name is one of theirs already.
+    With index=False it is left out of every search."""
     name = _check_name(name, loc=["body", "name"])
     content = _check_content(agent, content, loc=["body", "content"])
     if kind not in Kind.values:
         raise InvalidInput(f"unknown kind '{kind}'", loc=["body", "kind"])
-    return _insert(agent, owner, name, content, kind, created_at, changed_by)
+    return _insert(agent, owner, name, content, kind, created_at, changed_by, index=index)
 
 
 def _insert(
@@ -192,6 +194,8 @@ def _insert(
     created_at: datetime | None,
     changed_by: str,
     detail: str = "",
+    *,
+    index: bool = True,
 ) -> Entry:
     lock_agent(agent)
     _name_taken(agent, owner, name, loc=["body", "name"])
@@ -199,6 +203,7 @@ def _insert(
     now = timezone.now()
     at = created_at or now
     entry = Entry(agent=agent, user=owner, name=name, kind=kind, created_at=at, updated_at=now)
+    entry.unindexed = None if index else True
     entry_set_content(entry=entry, agent=agent, content=content)
     entry.save()
     entry_change_record(entry, Action.ADD, changed_by, detail=detail)
@@ -276,11 +281,15 @@ def entry_write(
     changed_by: str = "agent",
     reason: str = "",
     owner: str = AGENT,
+    index: bool | None = None,
 ) -> Entry:
-    """Write: replace the content of `owner`'s entry, keeping the new content as a version."""
+    """Write: replace the content of `owner`'s entry, keeping the new content as a version.
+    `index` True or False puts the entry in every search or leaves it out; None keeps it."""
     content = _check_content(agent, content, loc=["body", "content"])
     lock_agent(agent)
     entry = _resolve_locked(agent, ref, owner)
+    if index is not None:
+        entry.unindexed = None if index else True
     _rewrite(agent, entry, content, changed_by, reason)
     return entry
 
@@ -289,7 +298,9 @@ def _rewrite(agent: Agent, entry: Entry, content: str, changed_by: str, reason: 
     previous = entry.content
     entry_set_content(entry=entry, agent=agent, content=content)
     entry.updated_at = timezone.now()
-    entry.save(update_fields=["content", "token_count", "updated_at", "needs_compression"])
+    entry.save(
+        update_fields=["content", "token_count", "updated_at", "needs_compression", "unindexed"]
+    )
     entry_change_record(entry, Action.WRITE, changed_by, previous=previous, detail=reason)
 
 

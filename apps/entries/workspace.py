@@ -2,8 +2,9 @@
 
 The archive is a gzip'd tar. Each entry is a file at its name (`MEMORY.md`,
 `memory/2026-01-31.md`, ...), with `.memoryhub/manifest.json` holding what a file cannot
-(kind, aliases, created_at). Members are sorted with fixed owner, mode and mtime 0, and gzip
-carries no timestamp, so exporting an imported archive reproduces it byte for byte.
+(kind, aliases, created_at, and `"index": false` for an entry left out of searches).
+Members are sorted with fixed owner, mode and mtime 0, and gzip carries no timestamp, so
+exporting an imported archive reproduces it byte for byte.
 Import streams the archive within the agent's import limits (apps.entries.archive), reads
 members in memory only (nothing touches the disk), refuses links, devices and unsafe paths,
 checks the manifest's shape, and overwrites existing entries only with `force`.
@@ -88,6 +89,8 @@ def workspace_export(
                 "kind": e.kind,
                 "aliases": [a.name for a in e.aliases.all()],
                 "created_at": e.created_at.isoformat(),
+                # Only when false: an archive of searchable entries is as it always was.
+                **({"index": False} if e.unindexed else {}),
             }
             for e in entries
         ],
@@ -116,6 +119,7 @@ class _Item:
     kind: str
     aliases: list[str]
     created_at: datetime | None
+    index: bool = True
 
 
 @dataclass(frozen=True)
@@ -176,6 +180,7 @@ class _ManifestEntry(BaseModel):
     kind: str = Kind.NOTE.value
     aliases: list[str] | None = None
     created_at: str | None = None
+    index: bool = True
 
 
 class _Manifest(BaseModel):
@@ -246,7 +251,7 @@ def _item(name: str, content: str, row: _ManifestEntry | None) -> _Item:
         _check_text(alias, f"an alias of '{name}'")
         names.validate_name(alias, loc=["body", name, "aliases"])
     created_at = _created_at(name, row.created_at if row else None)
-    return _Item(name, content, kind, aliases, created_at)
+    return _Item(name, content, kind, aliases, created_at, row.index if row else True)
 
 
 def _items(files: dict[str, str], manifest: _Manifest | None) -> list[_Item]:
@@ -317,6 +322,7 @@ def _write_items(agent: Agent, items: list[_Item], existing: dict, changed_by: s
             previous = entry.content
         entry_set_content(entry=entry, agent=agent, content=item.content, token_count=tokens)
         entry.kind = item.kind
+        entry.unindexed = None if item.index else True
         entry.created_at = item.created_at or now
         entry.updated_at = now
         entry.save()

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from apps.agents.models import Agent
 from apps.agents.users import EVERYONE, Audience
 from apps.core.errors import InvalidInput
-from apps.entries.selectors import entries_visible
+from apps.entries.selectors import entries_searchable
 from apps.facts.selectors import facts_usable
 from apps.learnings.selectors import learnings_searchable
 from apps.lifecycle.selectors import history_visible
@@ -37,12 +37,12 @@ class MemorySearch:
 def memory_search(
     *, agent: Agent, query: str, k: int | None = None, audience: Audience = EVERYONE
 ) -> MemorySearch:
-    """BM25 over entries (documents and archives included) and active learnings, vector +
-    keyword over current facts and history entries, ranked as every hybrid search of the
-    agent is (apps/search/hybrid.py). Pending facts and pending learnings are never
-    returned. When the query cannot be embedded the keyword legs answer alone, with
-    `degraded` ["semantic"]; ["rerank"] when reranking was asked for and could not run.
-    Only the memory `audience` sees (the agent's, and one user's)."""
+    """BM25 over entries (documents and archives included, not those written with `index:
+    false`) and active learnings, vector + keyword over current facts and history entries,
+    ranked as every hybrid search of the agent is (apps/search/hybrid.py). Pending facts and
+    pending learnings are never returned. When the query cannot be embedded the keyword legs
+    answer alone, with `degraded` ["semantic"]; ["rerank"] when reranking was asked for and
+    could not run. Only the memory `audience` sees (the agent's, and one user's)."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must not be empty", loc=["body", "query"])
     k = k or agent.config.memory_search_k
@@ -68,13 +68,11 @@ def memory_search(
 
 
 def _scopes(agent: Agent, audience: Audience) -> list[Scope]:
-    # Entries and history are searched whole for everyone: no restriction keeps the ANN
-    # index's plan.
+    # History is searched whole for everyone: no restriction keeps the ANN index's plan.
+    # Entries (keyword only) always leave out those written with `index: false`.
     narrow = audience.user is not None
     return [
-        Scope(
-            "entries", queryset=entries_visible(agent=agent, audience=audience) if narrow else None
-        ),
+        Scope("entries", queryset=entries_searchable(agent=agent, audience=audience)),
         Scope("facts", queryset=facts_usable(agent=agent, audience=audience)),
         Scope("learnings", queryset=learnings_searchable(agent=agent, audience=audience)),
         Scope(

@@ -219,3 +219,21 @@ def test_workspace_endpoints_are_per_agent(api, other_api, agent):
     imported = post_archive(other_api, api.get("/workspace/export").content)
     assert imported.status_code == 201
     assert Entry.objects.filter(agent=agent).count() == 5
+
+
+def test_an_unindexed_entry_stays_unindexed_through_export_and_import(api, agent):
+    seed_workspace(agent)
+    entry_add(agent=agent, name="store/prefs.json", content='{"a": 1}', index=False)
+    exported = workspace_export(agent=agent)
+    manifest = json.loads(members(exported)[".memoryhub/manifest.json"])
+    other = AgentFactory(slug="restored")
+
+    workspace_import(agent=other, data=exported)
+
+    flags = {e["name"]: e.get("index") for e in manifest["entries"]}
+    assert flags["store/prefs.json"] is False
+    assert {f for n, f in flags.items() if n != "store/prefs.json"} == {None}
+    restored = Entry.objects.get(agent=other, name="store/prefs.json")
+    assert restored.unindexed is True
+    assert Entry.objects.filter(agent=other, unindexed=True).count() == 1
+    assert workspace_export(agent=other) == exported

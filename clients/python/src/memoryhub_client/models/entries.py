@@ -27,6 +27,7 @@ class Entry(Model):
     content: str
     bytes: int
     needs_compression: bool
+    index: bool = True
     created_at: datetime
     updated_at: datetime
 
@@ -40,6 +41,7 @@ class EntryIn(Model):
     name: str
     content: str = ""
     kind: Literal["note", "archive"] = "note"
+    index: bool = True
 
 
 @component("ListQuery")
@@ -63,6 +65,7 @@ class EntrySummary(Model):
     kind: str
     bytes: int
     needs_compression: bool
+    index: bool = True
     created_at: datetime
     updated_at: datetime
 
@@ -120,6 +123,7 @@ class EntryWrite(Model):
     user: str | None = None
     scope: Literal["agent", "user"] | None = None
     content: str
+    index: bool | None = None
 
 
 @component("EntryRename")

@@ -38,17 +38,28 @@ class Entries(Bound[M]):
         kind: Literal["note", "archive"] | None = None,
         scope: Scope | None = None,
         user: str | None = None,
+        index: bool | None = None,
     ) -> Call[Entry]:
-        """A new entry (Conflict when the name is already a name or alias of its owner)."""
-        body = EntryIn(name=name, **given(content=content, kind=kind, scope=scope, user=user))
+        """A new entry (Conflict when the name is already a name or alias of its owner);
+        index=False leaves it out of every search."""
+        body = EntryIn(
+            name=name, **given(content=content, kind=kind, scope=scope, user=user, index=index)
+        )
         return Call(Entry, body=body)
 
     @http.put("/entries/{name:path}")
     def write(
-        self, name: str, content: str, *, scope: Scope | None = None, user: str | None = None
+        self,
+        name: str,
+        content: str,
+        *,
+        scope: Scope | None = None,
+        user: str | None = None,
+        index: bool | None = None,
     ) -> Call[Entry]:
-        """Replace an existing entry's content (the old content stays in its change log)."""
-        body = EntryWrite(content=content, **given(scope=scope, user=user))
+        """Replace an existing entry's content (the old content stays in its change log);
+        `index` True or False puts it in every search or leaves it out (None: unchanged)."""
+        body = EntryWrite(content=content, **given(scope=scope, user=user, index=index))
         return Call(Entry, path={"name": name}, body=body)
 
     @http.get("/entries/{name:path}")
