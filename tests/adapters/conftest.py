@@ -12,42 +12,27 @@ import pytest
 from memoryhub_client import AsyncMemoryHub, MemoryHub
 from memoryhub_client._adapters import close_shared
 
-from tests.factories import AgentFactory, issue_key
+from tests.support.live import agent, key, live_url  # noqa: F401  (shared fixtures)
 
 
 @pytest.fixture
-def agent(transactional_db):
-    return AgentFactory(slug="alice-bot")
-
-
-@pytest.fixture
-def key(agent) -> str:
-    return issue_key(agent)
-
-
-@pytest.fixture
-def url(live_server) -> str:
-    return live_server.url
-
-
-@pytest.fixture
-def env(monkeypatch, url, key) -> Iterator[None]:
+def env(monkeypatch, live_url, key) -> Iterator[None]:
     """MEMORYHUB_URL and MEMORYHUB_KEY name the live server and the agent's key; the
     adapters' shared clients of them are closed after the test."""
-    monkeypatch.setenv("MEMORYHUB_URL", url)
+    monkeypatch.setenv("MEMORYHUB_URL", live_url)
     monkeypatch.setenv("MEMORYHUB_KEY", key)
     yield
     close_shared()
 
 
 @pytest.fixture
-def hub(url, key) -> Iterator[MemoryHub]:
+def hub(live_url, key) -> Iterator[MemoryHub]:
     """A blocking client of the agent, to give an adapter and to check what it stored."""
-    with MemoryHub(url, key) as client:
+    with MemoryHub(live_url, key) as client:
         yield client
 
 
 @pytest.fixture
-def async_hub_factory(url, key):
+def async_hub_factory(live_url, key):
     """Makes an AsyncMemoryHub of the agent (inside the loop that will use it)."""
-    return lambda: AsyncMemoryHub(url, key)
+    return lambda: AsyncMemoryHub(live_url, key)

@@ -233,9 +233,9 @@ def test_a_session_that_does_not_exist_reads_empty_and_is_not_created(hub):
     assert [s.key for s in hub.sessions.list()] == []
 
 
-def test_an_async_client_given_is_used(url, key, hub):
+def test_an_async_client_given_is_used(live_url, key, hub):
     async def scenario():
-        async with AsyncMemoryHub(url, key) as client:
+        async with AsyncMemoryHub(live_url, key) as client:
             session = MemoryHubSession(session_id="ag-async", client=client, user="alice")
             await session.add_items(FIRST_RUN_ITEMS)
             return await session.get_items(), await session.pop_item()

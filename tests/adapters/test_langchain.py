@@ -21,6 +21,8 @@ from langchain_core.runnables.history import RunnableWithMessageHistory
 from memoryhub_client import AsyncMemoryHub, NotFound
 from memoryhub_client.langchain import MemoryHubChatMessageHistory
 
+from tests.support.openai_chat import tool_call
+
 
 def _conversation():
     return [
@@ -66,16 +68,8 @@ def test_a_conversation_round_trips_and_memoryhub_holds_it_in_its_own_shape(env,
         ("assistant", "", "Sunny, and booked for 2 nights."),
     ]
     assert stored[2].tool_calls == [
-        {
-            "id": "call_1",
-            "type": "function",
-            "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
-        },
-        {
-            "id": "call_2",
-            "type": "function",
-            "function": {"name": "book", "arguments": '{"city": "Paris", "nights": 2}'},
-        },
+        tool_call("call_1", "get_weather", '{"city": "Paris"}'),
+        tool_call("call_2", "book", '{"city": "Paris", "nights": 2}'),
     ]
     assert [(m.tool_call_id, m.tool_name, m.is_error) for m in stored[3:5]] == [
         ("call_1", "get_weather", False),
@@ -139,16 +133,8 @@ def test_what_memoryhub_has_no_field_for_round_trips_through_metadata(hub):
         ("tool", "42"),
     ]
     assert stored[1].tool_calls == [
-        {
-            "id": "call_v",
-            "type": "function",
-            "function": {"name": "vision", "arguments": '{"detail": "high"}'},
-        },
-        {
-            "id": "call_z",
-            "type": "function",
-            "function": {"name": "zoom", "arguments": "{not json"},
-        },
+        tool_call("call_v", "vision", '{"detail": "high"}'),
+        tool_call("call_z", "zoom", "{not json"),
     ]
     assert [m.is_error for m in stored[2:4]] == [False, True]
     assert stored[4].name == "reviewer"
@@ -165,16 +151,8 @@ def test_messages_other_clients_appended_read_as_langchain_messages(hub):
                 "role": "assistant",
                 "content": None,
                 "tool_calls": [
-                    {
-                        "id": "c9",
-                        "type": "function",
-                        "function": {"name": "book", "arguments": '{"when": "now"}'},
-                    },
-                    {
-                        "id": "c10",
-                        "type": "function",
-                        "function": {"name": "x", "arguments": "[1]"},
-                    },
+                    tool_call("c9", "book", '{"when": "now"}'),
+                    tool_call("c10", "x", "[1]"),
                 ],
             },
             {"role": "tool", "content": "ok", "tool_call_id": "c9", "name": "book"},
@@ -216,9 +194,9 @@ def test_the_async_methods_use_the_async_client(env, hub):
     assert list(hub.messages.list("lc-async")) == []
 
 
-def test_an_async_client_given_serves_the_async_methods_and_refuses_sync_ones(url, key):
+def test_an_async_client_given_serves_the_async_methods_and_refuses_sync_ones(live_url, key):
     async def scenario():
-        async with AsyncMemoryHub(url, key) as client:
+        async with AsyncMemoryHub(live_url, key) as client:
             history = MemoryHubChatMessageHistory(session_id="lc-given", client=client)
             await history.aadd_messages([HumanMessage(content="hi", id="h")])
             return await history.aget_messages()
@@ -226,7 +204,7 @@ def test_an_async_client_given_serves_the_async_methods_and_refuses_sync_ones(ur
     assert asyncio.run(scenario()) == [HumanMessage(content="hi", id="h")]
 
     async def sync_use():
-        async with AsyncMemoryHub(url, key) as client:
+        async with AsyncMemoryHub(live_url, key) as client:
             return MemoryHubChatMessageHistory(session_id="lc-given", client=client).messages
 
     with pytest.raises(TypeError, match="AsyncMemoryHub"):

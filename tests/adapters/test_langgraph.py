@@ -345,9 +345,9 @@ def test_the_async_ops_use_the_async_client(env, hub):
     assert hub.entries.get("users/alice/tea.json").index is False
 
 
-def test_an_async_client_given_serves_the_async_ops(url, key):
+def test_an_async_client_given_serves_the_async_ops(live_url, key):
     async def scenario():
-        async with AsyncMemoryHub(url, key) as client:
+        async with AsyncMemoryHub(live_url, key) as client:
             store = MemoryHubStore(client=client)
             await store.aput(("n",), "k", {"v": 1})
             return await store.aget(("n",), "k")

@@ -21,7 +21,7 @@ from memoryhub_client import AsyncMemoryHub, MemoryHub
 from memoryhub_client._call import OPERATIONS
 
 from tests.clients.loopback import loopback  # noqa: F401  (a fixture of this directory)
-from tests.factories import AgentFactory, issue_key
+from tests.support.live import agent, key, live_url  # noqa: F401  (shared fixtures)
 
 HUBS = ["sync", "async"]
 # (hub kind, METHOD, OpenAPI path) of every 2xx answer a test's hub received.
@@ -75,21 +75,6 @@ async def collect(listing: Iterable[Any] | AsyncIterable[Any]) -> list[Any]:
 
 
 Scenario = Callable[[Any], Awaitable[Any]]
-
-
-@pytest.fixture
-def agent(transactional_db):
-    return AgentFactory(slug="alice-bot")
-
-
-@pytest.fixture
-def key(agent) -> str:
-    return issue_key(agent)
-
-
-@pytest.fixture
-def live_url(live_server) -> str:
-    return live_server.url
 
 
 @pytest.fixture(params=HUBS)

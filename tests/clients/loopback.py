@@ -13,6 +13,7 @@ expected fails loudly):
                                             never hears of it
     Delay(seconds, then)                    wait, then answer `then`
 
+Drop, Delay and the serving thread are the LLM server's (tests/support/llm_server.py).
 `.requests` records every request (method, path with query, JSON body, monotonic time).
 """
 
@@ -22,11 +23,13 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import httpx
 import pytest
+
+from tests.support.llm_server import Delay, Drop, serve
 
 
 @dataclass(frozen=True)
@@ -43,11 +46,6 @@ class Raw:
 
 
 @dataclass(frozen=True)
-class Drop:
-    pass
-
-
-@dataclass(frozen=True)
 class Forward:
     pass
 
@@ -55,12 +53,6 @@ class Forward:
 @dataclass(frozen=True)
 class ForwardThenDrop:
     pass
-
-
-@dataclass(frozen=True)
-class Delay:
-    seconds: float
-    then: Any
 
 
 @dataclass(frozen=True)
@@ -146,27 +138,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request, client_address) -> None:
-        pass  # dropped connections are the point
-
-
 @pytest.fixture
 def loopback() -> Iterator[Loopback]:
     """A fresh scripted server for one test."""
     state = Loopback()
-    server = _Server(("127.0.0.1", 0), type("Handler", (_Handler,), {"state": state}))
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-    )
-    thread.start()
-    try:
+    handler = type("Handler", (_Handler,), {"state": state})
+    with serve(handler, state._stopping, "loopback") as url:
+        state.url = url
         yield state
-    finally:
-        state._stopping.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)

@@ -28,6 +28,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from tests.factories import AgentFactory, issue_key
 from tests.support.client import ApiClient
+from tests.support.live import agent, key, live_url  # noqa: F401  (shared fixtures)
 
 TRANSPORTS = ["http", "stdio"]
 TIMEOUT = 60.0
@@ -194,11 +195,6 @@ class Connect:
         return client
 
 
-@pytest.fixture
-def live_url(live_server) -> str:
-    return live_server.url
-
-
 @pytest.fixture(params=TRANSPORTS)
 def connect(request, transactional_db) -> Iterator[Connect]:
     """Parametrized over both transports: `connect(key)` opens a session with that key."""
@@ -218,18 +214,8 @@ def connect_http(transactional_db, live_url) -> Iterator[Connect]:
 
 
 @pytest.fixture
-def agent(transactional_db):
-    return AgentFactory(slug="alice-bot")
-
-
-@pytest.fixture
 def other_agent(transactional_db):
     return AgentFactory(slug="mallory-bot")
-
-
-@pytest.fixture
-def key(agent) -> str:
-    return issue_key(agent)
 
 
 @pytest.fixture

@@ -2,20 +2,19 @@
 turn, failing calls, a call-only turn (null content), names, and a system note. With the
 OpenAI chat messages it must replay as, index for index."""
 
-
-def call(ident: str, name: str, arguments) -> dict:
-    return {"id": ident, "type": "function", "function": {"name": name, "arguments": arguments}}
-
+from tests.support.openai_chat import tool_call
 
 TRIP = [
-    call("call_flight", "book_flight", '{"to": "Paris", "date": "2024-06-01"}'),
-    call("call_hotel", "book_hotel", {"city": "Paris", "nights": 3}),  # arguments stored as JSON
-    call("call_weather", "get_weather", '{"city": "Paris"}'),
+    tool_call("call_flight", "book_flight", '{"to": "Paris", "date": "2024-06-01"}'),
+    tool_call(
+        "call_hotel", "book_hotel", {"city": "Paris", "nights": 3}
+    ),  # arguments stored as JSON
+    tool_call("call_weather", "get_weather", '{"city": "Paris"}'),
 ]
-HOTEL = [call("call_hotel_2", "book_hotel", '{"city": "Paris", "nights": 3, "stars": 3}')]
+HOTEL = [tool_call("call_hotel_2", "book_hotel", '{"city": "Paris", "nights": 3, "stars": 3}')]
 CONFIRM = [
-    call("call_email", "send_email", '{"to": "alice@example.com"}'),
-    call("call_calendar", "add_to_calendar", '{"date": "2024-06-01"}'),
+    tool_call("call_email", "send_email", '{"to": "alice@example.com"}'),
+    tool_call("call_calendar", "add_to_calendar", '{"date": "2024-06-01"}'),
 ]
 
 CONVERSATION = [
@@ -82,10 +81,6 @@ CONVERSATION = [
 CALL_OF = {2: 1, 3: 1, 4: 1, 8: 7, 13: 12, 14: 12}
 
 
-def openai(ident: str, name: str, arguments: str) -> dict:
-    return {"id": ident, "type": "function", "function": {"name": name, "arguments": arguments}}
-
-
 REPLAYED = [
     {"role": "user", "name": "alice", "content": CONVERSATION[0]["content"]},
     {
@@ -93,7 +88,7 @@ REPLAYED = [
         "content": "Booking now.",
         "tool_calls": [
             TRIP[0],
-            openai("call_hotel", "book_hotel", '{"city": "Paris", "nights": 3}'),
+            tool_call("call_hotel", "book_hotel", '{"city": "Paris", "nights": 3}'),
             TRIP[2],
         ],
     },

@@ -3,11 +3,11 @@ the API accepts and rejects each rule broken, the issue's "Booking now." case fi
 
 import pytest
 
-from tests.support.openai_chat import InvalidChat, problems, validate
+from tests.support.openai_chat import InvalidChat, problems, tool_call, validate
 
 
 def call(ident, name="book_flight", arguments='{"to": "Paris"}'):
-    return {"id": ident, "type": "function", "function": {"name": name, "arguments": arguments}}
+    return tool_call(ident, name, arguments)
 
 
 def tool(ident, content="ok"):

@@ -60,26 +60,26 @@ def test_every_window_size_replays_as_a_valid_chat(api, session, cap):
         validate(replayed)
 
 
-def test_unsummarised_counts_what_left_the_window_not_the_call_it_reached_back_for(api, session):
+@pytest.mark.parametrize(
+    "newest",
+    [
+        # The newest 2 (13, 14) and the 1 unsummarised before them (12, the call) need no more.
+        pytest.param(2, id="newest-2-need-no-more"),
+        # The newest (14) and the unsummarised one before it (13), reaching back to the call (12).
+        pytest.param(1, id="newest-1-reaches-back-to-the-call"),
+    ],
+)
+def test_unsummarised_counts_what_left_the_window_not_the_call_it_reached_back_for(
+    api, session, newest
+):
     """No summary yet: the window carries every message that left it (window_includes_
     unsummarised); from 13 on, the newest 2 open on a result and reach back to its call."""
     ids = append(api, session)
-    settings = {"max_history_messages": 2, "window_unsummarised_max": 1}
+    settings = {"max_history_messages": newest, "window_unsummarised_max": 1}
     assert api.patch("/agent/settings", {"settings": settings}).status_code == 200
 
     body = window(api, session)
 
-    # The newest 2 (13, 14) and the 1 unsummarised before them (12, the call) need no more.
-    assert [ids.index(m["id"]) for m in body["messages"]] == [12, 13, 14]
-    assert body["unsummarised"] == 1
-    validate(to_openai_messages(body))
-
-    settings = {"max_history_messages": 1, "window_unsummarised_max": 1}
-    assert api.patch("/agent/settings", {"settings": settings}).status_code == 200
-
-    body = window(api, session)
-
-    # The newest (14) and the unsummarised one before it (13), reaching back to the call (12).
     assert [ids.index(m["id"]) for m in body["messages"]] == [12, 13, 14]
     assert body["unsummarised"] == 1
     validate(to_openai_messages(body))

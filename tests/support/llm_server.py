@@ -33,6 +33,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -357,6 +358,27 @@ def unused_port_url() -> str:
     return f"http://127.0.0.1:{port}/v1"
 
 
+@contextmanager
+def serve(
+    handler: type[BaseHTTPRequestHandler], stopping: threading.Event, name: str
+) -> Iterator[str]:
+    """Serves `handler` on a free loopback port in a thread, yielding its base URL; on exit
+    sets `stopping` (so a held request lets go) and shuts the server down."""
+    server = _Server(("127.0.0.1", 0), handler)
+    # A short poll interval keeps shutdown (and so each test's teardown) near-instant.
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.01}, name=name, daemon=True
+    )
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        stopping.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
 @pytest.fixture
 def llm_server() -> Iterator[LLMServer]:
     """A fresh scripted OpenAI-compatible server for one test."""
@@ -364,17 +386,6 @@ def llm_server() -> Iterator[LLMServer]:
     forget_learned_modes()
     state = LLMServer()
     handler = type("Handler", (_Handler,), {"state": state})
-    server = _Server(("127.0.0.1", 0), handler)
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    # A short poll interval keeps shutdown (and so each test's teardown) near-instant.
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.01}, name="llm_server", daemon=True
-    )
-    thread.start()
-    try:
+    with serve(handler, state._stopping, "llm_server") as base:
+        state.url = f"{base}/v1"
         yield state
-    finally:
-        state._stopping.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)

@@ -146,3 +146,8 @@ def validate(messages: Any) -> None:
     found = problems(messages)
     if found:
         raise InvalidChat(found)
+
+
+def tool_call(ident: str, name: str, arguments: Any) -> dict:
+    """One entry of an assistant's OpenAI `tool_calls`: `ident` calling function `name`."""
+    return {"id": ident, "type": "function", "function": {"name": name, "arguments": arguments}}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Literal
+from typing import ClassVar, Literal
 
 import httpx
 
@@ -40,8 +40,26 @@ SearchMode = Literal["semantic", "keyword", "hybrid", "contains"]
 class _Hub(Bound[M]):
     """The resources and the calls on the hub itself, whatever the transport."""
 
-    def __init__(self, transport: Any) -> None:
+    # The HTTP client and the transport a subclass sends with (blocking or asyncio).
+    _http_client: ClassVar[type[httpx.Client] | type[httpx.AsyncClient]]
+    _transport_type: ClassVar[type[SyncTransport] | type[AsyncTransport]]
+
+    def __init__(
+        self,
+        url: str | None = None,
+        key: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_retries: int = 3,
+        backoff: float = 0.5,
+        max_wait: float = 60.0,
+    ) -> None:
+        base, headers = settings(url, key)
+        client = self._http_client(base_url=base, headers=headers, timeout=timeout)
+        policy = Policy(max_retries=max_retries, backoff=backoff, max_wait=max_wait)
+        transport = self._transport_type(client, policy)
         super().__init__(transport)
+        self.url = base
         self.sessions: Sessions[M] = Sessions(transport)
         self.messages: Messages[M] = Messages(transport)
         self.entries: Entries[M] = Entries(transport)
@@ -127,29 +145,13 @@ class _Hub(Bound[M]):
         return Call(SearchStatus)
 
 
-def _policy(max_retries: int, backoff: float, max_wait: float) -> Policy:
-    return Policy(max_retries=max_retries, backoff=backoff, max_wait=max_wait)
-
-
 class MemoryHub(_Hub[Sync]):
     """The blocking client. `url` defaults to MEMORYHUB_URL (else http://127.0.0.1:8000),
     `key` to MEMORYHUB_KEY; `timeout` is per attempt, in seconds; a retryable call is
     attempted at most 1 + max_retries times (see Policy). Close it, or use `with`."""
 
-    def __init__(
-        self,
-        url: str | None = None,
-        key: str | None = None,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_retries: int = 3,
-        backoff: float = 0.5,
-        max_wait: float = 60.0,
-    ) -> None:
-        base, headers = settings(url, key)
-        client = httpx.Client(base_url=base, headers=headers, timeout=timeout)
-        super().__init__(SyncTransport(client, _policy(max_retries, backoff, max_wait)))
-        self.url = base
+    _http_client = httpx.Client
+    _transport_type = SyncTransport
 
     def close(self) -> None:
         self._transport.close()
@@ -170,20 +172,8 @@ class AsyncMemoryHub(_Hub[Async]):
     """The asyncio client: MemoryHub's arguments, resources and methods, every call awaited
     and every listing an async iterator. Close it with `await hub.aclose()`, or `async with`."""
 
-    def __init__(
-        self,
-        url: str | None = None,
-        key: str | None = None,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_retries: int = 3,
-        backoff: float = 0.5,
-        max_wait: float = 60.0,
-    ) -> None:
-        base, headers = settings(url, key)
-        client = httpx.AsyncClient(base_url=base, headers=headers, timeout=timeout)
-        super().__init__(AsyncTransport(client, _policy(max_retries, backoff, max_wait)))
-        self.url = base
+    _http_client = httpx.AsyncClient
+    _transport_type = AsyncTransport
 
     async def aclose(self) -> None:
         await self._transport.aclose()

@@ -80,37 +80,30 @@ class InvalidInput(MemoryHubError):
     """400, 413, 414 or 422: the request was refused as it stands; `field` names the value."""
 
 
-class RateLimited(MemoryHubError):
+class _RetryAfter(MemoryHubError):
+    """A failure worth retrying later: `retry_after` is the server's Retry-After in seconds
+    (None when it sent none)."""
+
+    def __init__(
+        self,
+        status: int | None,
+        detail: Any,
+        field: str | None = None,
+        *,
+        loc: Sequence[str | int] | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(status, detail, field, loc=loc)
+        self.retry_after = retry_after
+
+
+class RateLimited(_RetryAfter):
     """429: too many calls; `retry_after` is the wait the server asked for, in seconds."""
 
-    def __init__(
-        self,
-        status: int | None,
-        detail: Any,
-        field: str | None = None,
-        *,
-        loc: Sequence[str | int] | None = None,
-        retry_after: float | None = None,
-    ) -> None:
-        super().__init__(status, detail, field, loc=loc)
-        self.retry_after = retry_after
 
-
-class Unavailable(MemoryHubError):
+class Unavailable(_RetryAfter):
     """503, or no answer at all (connection refused or dropped, timeout): retry later.
     `retry_after` is the server's Retry-After when it sent one."""
-
-    def __init__(
-        self,
-        status: int | None,
-        detail: Any,
-        field: str | None = None,
-        *,
-        loc: Sequence[str | int] | None = None,
-        retry_after: float | None = None,
-    ) -> None:
-        super().__init__(status, detail, field, loc=loc)
-        self.retry_after = retry_after
 
 
 _BY_STATUS: dict[int, type[MemoryHubError]] = {

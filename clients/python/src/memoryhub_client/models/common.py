@@ -4,7 +4,9 @@ error body."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,11 +37,33 @@ def component(name: str) -> Callable[[type[M]], type[M]]:
     return register
 
 
+class QuotedMessage(Model):
+    """The fields every message answer shares (the server's `QuotedMessage`); not a component
+    itself: MessageOut, ContextMessageOut and ChatSearchMessageOut extend it."""
+
+    id: UUID
+    session_id: UUID
+    role: str
+    name: str
+    content: str
+    tool_call_id: str | None
+    tool_name: str | None
+    tool_calls: list[dict[str, Any]] | None
+    created_at: datetime
+
+
 class Page(Model, Generic[T]):
     """One page of a listing; the next one is asked with `cursor=next_cursor` (None: last)."""
 
     items: list[T]
     next_cursor: str | None
+
+
+class Ranked(Model, Generic[T]):
+    """A search's answer: the hits, best first, and the legs that could not run (degraded)."""
+
+    items: list[T]
+    degraded: list[str] = Field(default_factory=list)
 
 
 @component("ApiErrorItem")

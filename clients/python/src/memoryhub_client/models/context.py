@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-from datetime import datetime
 from typing import Any, Literal
 from uuid import UUID
 
 from pydantic import Field
 
 from memoryhub_client.chat import to_openai_messages
-from memoryhub_client.models.common import Model, component
+from memoryhub_client.models.common import Model, QuotedMessage, component
 from memoryhub_client.models.lifecycle import Run
 
 
@@ -36,18 +35,9 @@ class ContextFact(Model):
 
 
 @component("ContextMessageOut")
-class ContextMessage(Model):
+class ContextMessage(QuotedMessage):
     """The server's `ContextMessageOut`."""
 
-    id: UUID
-    session_id: UUID
-    role: str
-    name: str
-    content: str
-    tool_call_id: str | None
-    tool_name: str | None
-    tool_calls: list[dict[str, Any]] | None
-    created_at: datetime
     importance: float
     metadata: dict[str, Any]
     tokens: int
@@ -66,24 +56,9 @@ class Dropped(Model):
 
 
 @component("MemoryMessageOut")
-class MemoryMessage(Model):
-    """The server's `MemoryMessageOut`."""
+class MemoryMessage(ContextMessage):
+    """The server's `MemoryMessageOut`: a context message, and how search ranked it."""
 
-    id: UUID
-    session_id: UUID
-    role: str
-    name: str
-    content: str
-    tool_call_id: str | None
-    tool_name: str | None
-    tool_calls: list[dict[str, Any]] | None
-    created_at: datetime
-    importance: float
-    metadata: dict[str, Any]
-    tokens: int
-    legs: list[str]
-    similarity: float | None
-    truncated: bool
     hit: bool
     rank: int | None
     score: float | None

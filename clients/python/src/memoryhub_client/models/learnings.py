@@ -6,9 +6,7 @@ from datetime import datetime
 from typing import Any, Literal
 from uuid import UUID
 
-from pydantic import Field
-
-from memoryhub_client.models.common import Model, Page, component
+from memoryhub_client.models.common import Model, Page, Ranked, component
 
 
 @component("ErrorOut")
@@ -70,11 +68,8 @@ class ErrorHit(Model):
 
 
 @component("ErrorSearchOut")
-class ErrorSearchResult(Model):
+class ErrorSearchResult(Ranked[ErrorHit]):
     """The server's `ErrorSearchOut`."""
-
-    items: list[ErrorHit]
-    degraded: list[str] = Field(default_factory=list)
 
 
 @component("ErrorSearchIn")

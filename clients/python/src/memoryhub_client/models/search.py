@@ -8,44 +8,25 @@ from uuid import UUID
 
 from pydantic import Field
 
-from memoryhub_client.models.common import Model, component
+from memoryhub_client.models.common import Model, QuotedMessage, Ranked, component
 from memoryhub_client.models.context import Leg
 from memoryhub_client.models.facts import Fact
 
 
-@component("ChatSearchHitOut")
-class SearchHit(Model):
-    """The server's `ChatSearchHitOut`."""
+@component("ChatSearchMessageOut")
+class SearchMessage(QuotedMessage):
+    """The server's `ChatSearchMessageOut`."""
 
-    id: UUID
-    session_id: UUID
-    role: str
-    name: str
-    content: str
-    tool_call_id: str | None
-    tool_name: str | None
-    tool_calls: list[dict[str, Any]] | None
-    created_at: datetime
     metadata: dict[str, Any]
+
+
+@component("ChatSearchHitOut")
+class SearchHit(SearchMessage):
+    """The server's `ChatSearchHitOut`: a message, its score and its legs' ranks."""
+
     score: float
     legs: dict[str, Leg]
     window: int
-
-
-@component("ChatSearchMessageOut")
-class SearchMessage(Model):
-    """The server's `ChatSearchMessageOut`."""
-
-    id: UUID
-    session_id: UUID
-    role: str
-    name: str
-    content: str
-    tool_call_id: str | None
-    tool_name: str | None
-    tool_calls: list[dict[str, Any]] | None
-    created_at: datetime
-    metadata: dict[str, Any]
 
 
 @component("ChatSearchWindowOut")
@@ -188,11 +169,8 @@ class MemorySearchHit(Model):
 
 
 @component("SearchOut")
-class MemorySearchResult(Model):
+class MemorySearchResult(Ranked[MemorySearchHit]):
     """The server's `SearchOut`."""
-
-    items: list[MemorySearchHit]
-    degraded: list[str] = Field(default_factory=list)
 
 
 @component("SearchIn")

@@ -8,7 +8,7 @@ from uuid import UUID
 
 from pydantic import Field
 
-from memoryhub_client.models.common import Model, Page, component
+from memoryhub_client.models.common import Model, Page, QuotedMessage, component
 
 
 @component("SessionOut")
@@ -69,18 +69,10 @@ class MessageQuery(Model):
 
 
 @component("MessageOut")
-class Message(Model):
+class Message(QuotedMessage):
     """The server's `MessageOut`."""
 
-    id: UUID
-    session_id: UUID
-    role: str
-    name: str
-    content: str
-    tool_call_id: str | None
-    tool_name: str | None
     tool_calls: list[dict[str, Any]] | None = None
-    created_at: datetime
     importance: float
     metadata: dict[str, Any]
     token_count: int
