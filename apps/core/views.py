@@ -4,7 +4,8 @@ import logging
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.utils.module_loading import import_string
 
 logger = logging.getLogger(__name__)
@@ -38,3 +39,9 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "home.html")
+
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Browsers ask for /favicon.ico whatever a page links: a permanent redirect to the
+    static icon (resolved per request, so it follows collectstatic's hashed name)."""
+    return redirect(static("favicon.svg"), permanent=True)

@@ -84,7 +84,13 @@ def history_visible(*, agent: Agent, audience: Audience = EVERYONE) -> QuerySet[
 def history_document(*, agent: Agent, name: str, audience: Audience = EVERYONE) -> str:
     """One rendered history file (memory/HISTORY.md or memory/HISTORY-YYYY-MM.md)."""
     if not names.is_history(name):
-        raise NotFound(f"'{name}' is not a history file", loc=["path", "name"])
+        # The files live under memory/: name the path a caller most likely meant.
+        meant = f"memory/{name}" if names.is_history(f"memory/{name}") else names.HISTORY
+        raise NotFound(
+            f"'{name}' is not a history file: history files are {names.HISTORY} and "
+            f"memory/HISTORY-YYYY-MM.md (did you mean '{meant}'?)",
+            loc=["path", "name"],
+        )
     month = None if name == names.HISTORY else name.removeprefix("memory/HISTORY-")[:7]
     if month is not None:
         month_range(month)  # 422 for a month that does not exist (HISTORY-2026-13.md)

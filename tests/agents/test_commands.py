@@ -72,12 +72,14 @@ def test_bootstrap_creates_admin_and_demo_once(db):
 def test_bootstrap_prints_the_address_of_the_port_it_serves(db, settings):
     settings.MEMORYHUB_PUBLIC_URL = "http://127.0.0.1:8766"
 
-    (banner, *_) = _run("bootstrap")
+    (banner, login, *_) = _run("bootstrap")
 
     assert banner == (
         "memoryhub is at http://127.0.0.1:8766  (review http://127.0.0.1:8766/review/, "
         "API docs http://127.0.0.1:8766/api/v1/docs, admin http://127.0.0.1:8766/admin/)"
     )
+    assert login == "Log in at http://127.0.0.1:8766/accounts/login/"
+    assert Client().get("/accounts/login/").status_code == 200
 
 
 def test_the_public_url_follows_port_unless_set(tmp_path):

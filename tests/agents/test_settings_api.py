@@ -1,4 +1,9 @@
+import json
+import re
+from pathlib import Path
+
 import pytest
+from django.conf import settings
 
 from apps.agents.config import AgentConfig
 
@@ -50,3 +55,13 @@ def test_bad_settings_are_422_and_not_saved(api, agent, changes, field):
     assert response.json()["detail"][0]["loc"] == ["body", "settings", field]
     agent.refresh_from_db()
     assert agent.settings == {}
+
+
+def test_the_readmes_settings_call_works_as_shown(api):
+    readme = (Path(settings.BASE_DIR) / "README.md").read_text()
+    (body,) = re.findall(r"-d '(\{\"settings\".*?)' \$URL/agent/settings", readme)
+
+    response = api.patch("/agent/settings", json.loads(body))
+
+    assert response.status_code == 200
+    assert response.json()["overrides"] == {"max_history_messages": 24, "fact_review": True}

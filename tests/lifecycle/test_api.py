@@ -104,6 +104,26 @@ def test_history_files_render_seed_004s_layout(api, agent, session):
     assert api.get("/memory/history/files/memory/notes.md").status_code == 404
 
 
+@pytest.mark.parametrize(
+    ("asked", "meant"),
+    [
+        ("HISTORY.md", "memory/HISTORY.md"),
+        ("HISTORY-2026-01.md", "memory/HISTORY-2026-01.md"),
+        ("memory/notes.md", "memory/HISTORY.md"),
+    ],
+)
+def test_a_name_that_is_no_history_file_is_a_404_naming_the_path_meant(api, asked, meant):
+    response = api.get(f"/memory/history/files/{asked}")
+
+    assert (response.status_code, response.json()) == (
+        404,
+        {
+            "detail": f"'{asked}' is not a history file: history files are memory/HISTORY.md "
+            f"and memory/HISTORY-YYYY-MM.md (did you mean '{meant}'?)"
+        },
+    )
+
+
 def _upload(api, path, data):
     return api.client.post(
         f"/api/v1{path}", data, content_type="application/gzip", headers=api._headers()

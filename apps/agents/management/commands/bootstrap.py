@@ -16,7 +16,8 @@ class Command(BaseCommand):
         url = settings.MEMORYHUB_PUBLIC_URL
         lines = [
             f"memoryhub is at {url}  (review {url}/review/, API docs {url}/api/v1/docs, "
-            f"admin {url}/admin/)"
+            f"admin {url}/admin/)",
+            f"Log in at {url}/accounts/login/",
         ]
         if not User.objects.filter(is_superuser=True).exists():
             password = secrets.token_urlsafe(12)
