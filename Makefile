@@ -31,10 +31,14 @@ bootstrap: migrate
 # honcho hands out PORT from its base port: -p keeps web on $(PORT). The worker runs the
 # solo pool here: honcho stops a process by sending SIGTERM to its whole process group, which
 # killed prefork's pool child mid-shutdown (an ERROR, then a SIGKILL after 5 s).
+# In a terminal, `set -m` gives honcho its own foreground process group, so Ctrl-C reaches
+# honcho alone, not make (which would report "Interrupt"); honcho's 130 after it is a clean stop.
 run: bootstrap
 	@echo "==> starting web, worker and beat (Ctrl-C stops them)"
-	@PATH=$(CURDIR)/$(BIN):$$PATH PORT=$(PORT) WORKER_POOL=$${WORKER_POOL:-solo} \
-		$(BIN)/honcho start -p $(PORT) web worker beat
+	@if [ -t 0 ]; then set -m; fi; \
+	PATH=$(CURDIR)/$(BIN):$$PATH PORT=$(PORT) WORKER_POOL=$${WORKER_POOL:-solo} \
+		$(BIN)/honcho start -p $(PORT) web worker beat; \
+	status=$$?; if [ $$status -eq 130 ]; then exit 0; fi; exit $$status
 
 test: $(STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)
