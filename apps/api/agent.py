@@ -39,7 +39,7 @@ def update_settings(request: AuthedRequest, payload: SettingsPatch) -> dict:
 
 @router.get("/team/AGENTS.md", response=TeamDocumentOut)
 def get_team_agents_md(request: AuthedRequest) -> dict:
-    """Seed 001's fleet-wide AGENTS.md of the agent's team ("" when the team has none):
+    """The fleet-wide AGENTS.md of the agent's team ("" when the team has none):
     read-only here, edited by people in the admin."""
     team = request.auth.team
     return {"team": team.name, "name": TEAM_AGENTS_MD_NAME, "content": team.agents_md}

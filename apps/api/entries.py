@@ -1,4 +1,4 @@
-"""/entries (seed 003: Add, Rename, Alias, Write, Remove, search) and /workspace (the
+"""/entries (add, rename, alias, write, remove, search) and /workspace (the
 workspace folder as an archive, out and in).
 
 Entries are addressed by name or alias in the path; names may contain '/' (daily logs), so
@@ -118,9 +118,9 @@ def remove_entry(request: AuthedRequest, name: str, query: Query[ScopedWrite]) -
 
 @router.get("/workspace/export", tags=["memory"])
 def export_workspace(request: AuthedRequest, query: Query[ForUser]) -> HttpResponse:
-    """The workspace folder (entries as files, seeds 001/004, with the generated HISTORY
-    files) as a deterministic .tar.gz. With `user`: that user's memory alone (their entries,
-    HISTORY, learnings and facts), for a data-access request."""
+    """The workspace folder (entries as files, with the generated HISTORY files) as a
+    deterministic .tar.gz. With `user`: that user's memory alone (their entries, HISTORY,
+    learnings and facts), for a data-access request."""
     data = memory.workspace_archive(agent=request.auth, user=query.user)
     response = HttpResponse(data, content_type="application/gzip")
     name = request.auth.slug if query.user is None else f"{request.auth.slug}-user"

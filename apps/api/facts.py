@@ -1,4 +1,4 @@
-"""/facts (seeds 001, 002): list, create (with dedup), read, edit, supersede, delete.
+"""/facts: list, create (with dedup), read, edit, supersede, delete.
 With `user` (issue 26) a call sees the agent's facts and that user's, and creates theirs."""
 
 from ninja import Query, Status

@@ -1,4 +1,4 @@
-"""/errors (seed 000's error memory) and /learnings (seed 001). A record or a learning may
+"""/errors (error memory) and /learnings (errors and corrections). A record or a learning may
 name one of the agent's sessions by id or key; sessions.session_of resolves it."""
 
 from ninja import Query, Status
@@ -18,8 +18,8 @@ router = Router(tags=["learnings"])
 
 @router.post("/errors", response={200: schemas.ErrorOut, 201: schemas.ErrorOut})
 def remember_error(request: AuthedRequest, payload: schemas.ErrorIn) -> Status[ErrorRecord]:
-    """Record a tool failure with what was tried and how it ended (seed 000's
-    remember_error); the same tool, error and strategy again updates that record (200)."""
+    """Record a tool failure with what was tried and how it ended (remember_error);
+    the same tool, error and strategy again updates that record (200)."""
     session = session_of(request, payload.session_id)
     record, created = services.error_record_create(
         agent=request.auth,
@@ -37,7 +37,7 @@ def list_errors(request: AuthedRequest, query: Query[schemas.ErrorQuery]) -> Pag
 
 @router.post("/errors/search", response=schemas.ErrorSearchOut)
 def search_errors(request: AuthedRequest, payload: schemas.ErrorSearchIn) -> dict:
-    """Seed 000's search_error_memory: substring and vector matches; every hit's TTL is
+    """search_error_memory: substring and vector matches; every hit's TTL is
     refreshed."""
     found = selectors.errors_search(agent=request.auth, **payload.dict())
     hits = found.items
@@ -52,7 +52,7 @@ def search_errors(request: AuthedRequest, payload: schemas.ErrorSearchIn) -> dic
 
 @router.get("/errors/{error_id}", response=schemas.ErrorOut)
 def get_error(request: AuthedRequest, error_id: int) -> ErrorRecord:
-    """One record (seed 000's read_error_memory); reading it is not a hit."""
+    """One record (read_error_memory); reading it is not a hit."""
     return selectors.error_get(agent=request.auth, error_id=error_id)
 
 

@@ -1,5 +1,5 @@
-"""/memory/save, /memory/recall, /memory/search (seed 001's memory tools) and /context
-(seed 002's get_context with seed 001's context manager)."""
+"""/memory/save, /memory/recall, /memory/search (the memory tools) and /context
+(get_context with its context manager)."""
 
 from apps.agents.config import within_ceiling
 from apps.api.registry import Router
@@ -191,7 +191,7 @@ def context_out(turn: services.ContextTurn) -> dict:
 def context(request: AuthedRequest, payload: ContextIn) -> dict:
     """get_context: system part, tri-hybrid messages of the session, the memory leg's
     dated windows from the agent's whole history (ranked as /search ranks them) and token
-    figures within a budget, with seed 001's context manager: usage is what the agent's
+    figures within a budget, with the context manager: usage is what the agent's
     model holds (documents, summary, every message after the latest compact marker, or the
     agent's observed_tokens) against context_window_tokens; at flush_ratio it flushes
     facts, at compact_ratio it writes, then compacts. A `max_tokens` over the team's

@@ -1,4 +1,4 @@
-"""/runs (the lifecycle's run log) and /memory/history (seed 004's history grep and
+"""/runs (the lifecycle's run log) and /memory/history (the history grep and
 files): what the lifecycle did, read back."""
 
 from collections.abc import Callable
@@ -48,7 +48,7 @@ def get_run(request: AuthedRequest, run_id: int, query: Query[ForUser]) -> Run:
 
 @router.get("/memory/history", response=schemas.HistoryPage)
 def history(request: AuthedRequest, query: Query[schemas.HistoryQuery]) -> Page[HistoryEntry]:
-    """Seed 004's grep over HISTORY: case-insensitive substring, newest first."""
+    """A grep over HISTORY: case-insensitive substring, newest first."""
     return _listing(selectors.history_page, request, query)
 
 

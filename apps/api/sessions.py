@@ -71,8 +71,8 @@ def update_session(
 
 @router.delete("/sessions/{session_id}", response={204: None})
 def remove_session(request: AuthedRequest, session_id: str) -> Status[None]:
-    """Delete the session with its messages, compact markers, meta, summary and archives
-    (seed 000). Its runs and history entries stay, without the session."""
+    """Delete the session with its messages, compact markers, meta, summary and archives.
+    Its runs and history entries stay, without the session."""
     session = selectors.session_get(agent=request.auth, ref=session_id)
     lifecycle.session_remove(session=session)
     return Status(204, None)
@@ -135,7 +135,7 @@ def pop_message(request: AuthedRequest, session_id: str, query: Query[schemas.Po
 @router.get("/sessions/{session_id}/window", response=schemas.WindowOut)
 def get_window(request: AuthedRequest, session_id: str) -> Window:
     """The hot window: the last `max_history_messages` after the compaction cutoff, with
-    the older ones the summary does not cover yet, and seed 004's recap after a
+    the older ones the summary does not cover yet, and the recap after a
     consolidation (docs/lifecycle.md)."""
     session = selectors.session_get(agent=request.auth, ref=session_id)
     return selectors.session_window(session=session)
@@ -143,7 +143,7 @@ def get_window(request: AuthedRequest, session_id: str) -> Window:
 
 @router.post("/sessions/{session_id}/summarize", response=SummaryRunsOut, tags=["lifecycle"])
 def summarize(request: AuthedRequest, session_id: str) -> dict:
-    """Fold what left the window into the rolling summary now (seed 000)."""
+    """Fold what left the window into the rolling summary now."""
     session = selectors.session_get(agent=request.auth, ref=session_id)
     runs = lifecycle.session_summarize(session=session, trigger=Trigger.API)
     summary = selectors.session_summary(session=session)
@@ -152,8 +152,8 @@ def summarize(request: AuthedRequest, session_id: str) -> dict:
 
 @router.post("/sessions/{session_id}/compact", response=CompactOut, tags=["lifecycle"])
 def compact(request: AuthedRequest, session_id: str) -> dict:
-    """Compact now: the oldest messages go to an Archive entry behind a marker (seeds 000,
-    003); no message is deleted."""
+    """Compact now: the oldest messages go to an Archive entry behind a marker; no
+    message is deleted."""
     session = selectors.session_get(agent=request.auth, ref=session_id)
     runs = lifecycle.session_compact(session=session, trigger=Trigger.API)
     meta = selectors.session_meta(session=session)
@@ -166,14 +166,14 @@ def compact(request: AuthedRequest, session_id: str) -> dict:
 
 @router.post("/sessions/{session_id}/flush", response=RunsOut, tags=["lifecycle"])
 def flush(request: AuthedRequest, session_id: str) -> dict:
-    """Store the facts of the oldest window messages now (seed 001's proactive flush)."""
+    """Store the facts of the oldest window messages now (the proactive flush)."""
     session = selectors.session_get(agent=request.auth, ref=session_id)
     return {"runs": lifecycle.session_flush(session=session, trigger=Trigger.API)}
 
 
 @router.post("/sessions/{session_id}/consolidate", response=RunsOut, tags=["lifecycle"])
 def consolidate(request: AuthedRequest, session_id: str, query: Query[ConsolidateQuery]) -> dict:
-    """Consolidate now (seed 004): history entry, MEMORY.md; waits its turn behind the
+    """Consolidate now: a history entry and MEMORY.md; waits its turn behind the
     agent's other consolidations, up to consolidation_timeout_seconds. `keep` leaves the
     newest messages for later (default 0: everything)."""
     session = selectors.session_get(agent=request.auth, ref=session_id)

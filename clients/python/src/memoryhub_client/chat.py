@@ -11,7 +11,7 @@ library only: it reads dicts as the API returns them, or any objects with those 
 
 How /context is replayed: everything that is not a message of this session goes into one
 system message first: the `system` parts in their order (documents under their names, the
-rolling summary, seed 004's recap, learnings, error hints), then the facts, then the
+rolling summary, the recap, learnings, error hints), then the facts, then the
 `memory` windows (other conversations, quoted as text under their header lines: they are
 evidence, not turns of this conversation, so they are never replayed as chat turns). Then
 the session's `messages`, oldest first, each as its role's chat message. A /window answer is

@@ -1,4 +1,5 @@
-"""Entries (seed 003) and the workspace import: the server's schemas, field for field."""
+"""Entries (notes, archives and documents) and the workspace import: the server's schemas,
+field for field."""
 
 from __future__ import annotations
 
