@@ -23,7 +23,14 @@ class FactForm(forms.Form):
 
 
 class MergeForm(forms.Form):
+    """The fact chosen to merge into; `confirm` is set by the confirmation step alone."""
+
     into = forms.IntegerField(min_value=1)
+    confirm = forms.BooleanField(required=False)
+
+
+class MergeSearchForm(forms.Form):
+    q = forms.CharField(required=False, max_length=200, label="Search the candidates")
 
 
 class LearningForm(forms.Form):

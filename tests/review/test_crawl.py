@@ -37,7 +37,6 @@ POST_ONLY = {
     "fact_delete",
     "queue_approve",
     "queue_reject",
-    "queue_merge",
     "error_extend",
     "error_expire",
     "run_retry",

@@ -39,18 +39,25 @@ def fact_initial(fact: Fact) -> dict:
 
 
 def fact_form(
-    request, access: Access, fact: Fact, *, tab: str, save: Callable[[dict], HttpResponse]
+    request,
+    access: Access,
+    fact: Fact,
+    *,
+    tab: str,
+    save: Callable[[dict], HttpResponse],
+    template: str | None = None,
+    context: dict | None = None,
 ) -> HttpResponse:
-    """The fact's edit form on the facts tab or the queue's, starting from what the fact
-    holds now."""
+    """The fact's edit form on the facts tab or the queue's (or `template`, given `context`
+    besides the fact), starting from what the fact holds now."""
     form = FactForm(request.POST or None, initial=fact_initial(fact))
     return edit_form(
         request,
         access,
         form=form,
         tab=tab,
-        template=EDIT_TEMPLATES[tab],
-        context={"fact": fact},
+        template=template or EDIT_TEMPLATES[tab],
+        context={"fact": fact, **(context or {})},
         save=save,
     )
 

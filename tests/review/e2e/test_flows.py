@@ -8,13 +8,14 @@ editor works through the pages like a person would."""
 
 from datetime import UTC, datetime, timedelta
 
-from selenium.webdriver.support.ui import Select
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from apps.agents.models import AuditEvent
 from apps.conversations.models import CompactMarker
 from apps.entries.models import Entry
 from apps.facts.models import Fact, FactStatus
 from apps.learnings.models import Learning
+from tests.review.e2e.conftest import WAIT_SECONDS
 from tests.review.users_seed import ALICE, seed_three
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -241,3 +242,132 @@ def test_sessions_filter_by_user_in_the_form_and_a_label_opens_the_users_page(
     assert sorted(browser.texts("#user-facts tbody tr td:nth-child(2)")) == sorted(
         f.key for f in owners[ALICE].facts
     )
+
+
+# -- the review queue: the counter follows htmx, a merge is chosen then confirmed (issue 28) --
+
+
+def _pending_fact(api, agent, value: str, **fields) -> Fact:
+    body = {"value": value, "review": True, **fields}
+    created = _ok(api.post("/facts", body), 201)
+    fact = Fact.objects.get(agent=agent, pk=created["fact"]["id"])
+    assert fact.status == FactStatus.PENDING
+    return fact
+
+
+def _mark_document(browser) -> None:
+    """A flag on this document's window: still there after htmx swaps, gone after a load."""
+    browser.driver.execute_script("window.__memoryhubSameDocument = true;")
+
+
+def _same_document(browser) -> bool:
+    return browser.driver.execute_script("return window.__memoryhubSameDocument === true")
+
+
+def test_the_queue_counter_follows_an_htmx_approve_without_a_reload(browser, api, agent, editor):
+    _ok(api.post("/facts", {"category": "food", "key": "coffee", "value": "black"}), 201)
+    _ok(api.patch("/agent/settings", {"settings": {"fact_review": True}}))
+    rex = _pending_fact(api, agent, "The user's dog is called Rex", category="pets", key="dog")
+    _pending_fact(api, agent, "The user's cat is called Tom", category="pets", key="cat")
+
+    _login(browser, f"{PAGE}/queue/")
+    assert browser.one("#queue-counts").text == "2 pending · 1 approved"
+    _mark_document(browser)
+    approve = f"tr#fact-{rex.pk} button"
+    assert browser.one(approve).text == "Approve"
+    browser.one(approve).click()
+
+    assert browser.wait_for(f"tr#fact-{rex.pk}.queue-done").text == f"Fact #{rex.pk} approved."
+    counter = browser.wait_for("#queue-counts", text="1 pending · 2 approved")
+    assert counter.text == "1 pending · 2 approved"
+    assert len(browser.all("#queue-counts")) == 1
+    assert _same_document(browser), "the page was reloaded"
+    browser.show(counter, "counter-after-approve")
+
+
+def _option_values(browser, select_css: str) -> list[str]:
+    return browser.driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0] + ' option')].map(o => o.value)",
+        select_css,
+    )
+
+
+def test_merge_selects_nothing_until_the_editor_picks_then_confirms_naming_both_facts(
+    browser, api, agent, editor
+):
+    near = _ok(api.post("/facts", {"category": "places", "key": "home",
+                                   "value": "The user lives in Lyon, France"}), 201)  # fmt: skip
+    mid = _ok(api.post("/facts", {"category": "travel", "key": "trip",
+                                  "value": "The user lives in Paris"}), 201)  # fmt: skip
+    far = _ok(api.post("/facts", {"category": "food", "key": "coffee",
+                                  "value": "Black coffee please"}), 201)  # fmt: skip
+    near, mid, far = (str(f["fact"]["id"]) for f in (near, mid, far))
+    _ok(api.patch("/agent/settings", {"settings": {"fact_review": True}}))
+    fact = _pending_fact(api, agent, "The user lives in Lyon, France, near the Saone river",
+                         category="places", key="home-detail")  # fmt: skip
+    select = f"tr#fact-{fact.pk} select#merge-into-{fact.pk}"
+
+    _login(browser, f"{PAGE}/queue/")
+    _mark_document(browser)
+    browser.one(f"tr#fact-{fact.pk} a.merge").click()
+
+    # The choice opens in the row, on its placeholder: no fact is selected.
+    element = browser.wait_for(select)
+    assert element.get_attribute("value") == ""
+    chosen = Select(element).first_selected_option
+    assert (chosen.get_attribute("value"), chosen.text) == ("", "choose the fact to merge into…")
+    assert chosen.get_attribute("disabled") == "true"
+    assert browser.driver.execute_script("return arguments[0].selectedIndex", element) == 0
+    assert _option_values(browser, select) == ["", near, mid, far]  # the most similar first
+    browser.show(element, "merge-choice")
+
+    # Continue with nothing chosen (the browser's own check taken away): a 400 in the row.
+    browser.driver.execute_script("arguments[0].removeAttribute('required')", element)
+    browser.one(f"tr#fact-{fact.pk} form.merge button[type=submit]").click()
+    error = browser.wait_for(f"tr#fact-{fact.pk} p.error")
+    assert error.text == "Choose the fact to merge into. Nothing was changed."
+    browser.driver.get_log("browser")  # Chromium logs the 400 answer; it was meant
+    assert browser.one(select).get_attribute("value") == ""
+    fact.refresh_from_db()
+    assert (fact.status, fact.valid_to) == (FactStatus.PENDING, None)
+
+    # The search narrows the candidates on the server; still nothing is chosen.
+    search = browser.one(f"tr#fact-{fact.pk} input[name=q]")
+    browser.driver.execute_script("arguments[0].value = 'lyon'", search)
+    browser.one(f"tr#fact-{fact.pk} form.merge-search button").click()
+    WebDriverWait(browser.driver, WAIT_SECONDS).until(
+        lambda _: _option_values(browser, select) == ["", near]
+    )
+    assert browser.one(select).get_attribute("value") == ""
+
+    Select(browser.one(select)).select_by_value(near)
+    assert browser.one(select).get_attribute("value") == near
+    browser.one(f"tr#fact-{fact.pk} form.merge button[type=submit]").click()
+
+    # The confirmation names both facts and which one is kept; nothing is merged yet.
+    confirm = browser.wait_for(f"tr#fact-{fact.pk} .merge-confirm")
+    assert browser.one(".merge-confirm h2").text == f"Merge #{fact.pk} into #{near}?"
+    assert browser.one(".merge-kept").text == (
+        f"#{near} places / home\nThe user lives in Lyon, France"
+    )
+    assert browser.one(".merge-merged").text == (
+        f"#{fact.pk} places / home-detail\nThe user lives in Lyon, France, near the Saone river"
+    )
+    browser.show(confirm, "merge-confirmation")
+    fact.refresh_from_db()
+    assert (fact.status, fact.valid_to) == (FactStatus.PENDING, None)
+    assert AuditEvent.objects.count() == 0
+
+    merge = browser.one(f"tr#fact-{fact.pk} .merge-confirm button[type=submit]")
+    assert merge.text == f"Merge #{fact.pk} into #{near}"
+    merge.click()
+
+    done = browser.wait_for(f"tr#fact-{fact.pk}.queue-done")
+    assert done.text == f"Fact #{fact.pk} merged into #{near}."
+    assert browser.wait_for("#queue-counts", text="0 pending").text == "0 pending · 3 approved"
+    assert _same_document(browser), "the page was reloaded"
+    fact.refresh_from_db()
+    assert fact.superseded_by_id == int(near)
+    assert list(AuditEvent.objects.values_list("action", "object_id")) == [
+        ("fact.merge", str(fact.pk))
+    ]
