@@ -8,6 +8,7 @@ import pytest
 
 from apps.conversations.models import CompactMarker, Message, Session, SessionMeta, Summary
 from apps.entries.models import Entry, EntryAlias, EntryChange
+from apps.entries.services import entry_add
 from apps.lifecycle.models import HistoryEntry, Run
 from tests.lifecycle.helpers import T0, add
 
@@ -124,3 +125,18 @@ def test_reset_still_keeps_the_archives_and_the_session(api, agent, session):
     assert Session.objects.filter(pk=session.pk).exists()
     assert not CompactMarker.objects.filter(session=session).exists()
     assert not Message.objects.filter(session=session).exists()
+
+
+def test_another_owners_entry_of_a_markers_name_is_untouched(api, agent):
+    """A user's session names its archive "archive/chat-1/1"; the agent's own archive of
+    that name (another owner) stays when the session goes."""
+    session = Session.objects.create(agent=agent, key="chat-1", user="bob")
+    _talk(session)
+    name = _compact(api, session)
+    agents_own = entry_add(agent=agent, name=name, content="the agent's", kind="archive")
+
+    assert api.delete(f"/sessions/{session.id}").status_code == 204
+
+    assert list(Entry.objects.filter(agent=agent).values_list("pk", "user")) == [
+        (agents_own.pk, "")
+    ]

@@ -106,7 +106,8 @@ def test_an_entry_shows_its_aliases_tokens_and_previous_contents(viewer_client, 
     assert [c.action for c in changes] == ["alias", "write", "add"]
     html = response.content.decode()
     assert "<pre>first draft</pre>" in html  # the content before the write
-    assert '<pre class="entry-content">second draft</pre>' in html
+    assert '<div class="markdown"><p>second draft</p>\n</div>' in html  # rendered
+    assert '<a href="?raw=1">As stored</a>' in html
     assert f"<dt>Tokens</dt><dd>{entry.token_count}</dd>" in html
     assert "<code>plan</code>" in html
 

@@ -11,8 +11,10 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.conversations.models import CompactMarker, SessionMeta, Summary
 from apps.core.pagination import encode_cursor
-from apps.entries.models import Entry
+from apps.entries.models import Entry, EntryChange
+from apps.entries.services import entry_add
 from apps.lifecycle.models import Run
+from apps.lifecycle.services.remove import session_archives
 from tests.factories import SessionFactory
 from tests.lifecycle.helpers import T0, add
 
@@ -223,3 +225,242 @@ def test_the_first_page_costs_the_same_queries_whatever_the_session_size(viewer_
     assert len(shown(response)) == 100
     assert len(large.captured_queries) == len(small.captured_queries)
     assert not any("COUNT(" in q["sql"].upper() for q in large.captured_queries)
+
+
+# --- resets and the archives made for a session (issue 28) ---------------------------------
+
+
+def _talk(session, n=4, start=T0):
+    texts = [f"{session.key} {'q' if i % 2 == 0 else 'a'}{i} " + "x" * 50 for i in range(2 * n)]
+    return add(session, *texts, role=None, start=start)
+
+
+def _compact(api, session) -> str:
+    body = api.post(f"/sessions/{session.pk}/compact").json()
+    return body["markers"][-1]["archive_name"]
+
+
+def _reset(api, session) -> str | None:
+    response = api.post(f"/sessions/{session.pk}/reset")
+    assert response.status_code == 200, response.content
+    return response.json()["archive"]
+
+
+def _made(agent, name, user=""):
+    """The archive entry and the time its "add" change records."""
+    entry = Entry.objects.get(agent=agent, user=user, name=name)
+    change = EntryChange.objects.get(entry=entry, action="add")
+    return entry, change.changed_at
+
+
+def _link(entry) -> str:
+    return f'<a href="/review/agents/{entry.agent.slug}/entries/{entry.pk}/">{entry.name}</a>'
+
+
+def _rows(html) -> list[str]:
+    """The ids of the timeline's rows, in page order."""
+    return re.findall(r'<li[^>]* id="(m-[0-9a-f-]{36}|marker-\d+|reset-\d+|hot-window)"', html)
+
+
+def _resets(html) -> list[str]:
+    """Each reset row's text, tags kept, whitespace folded."""
+    blocks = re.findall(r'<li class="reset" id="reset-\d+">(.*?)</li>', html, re.S)
+    return [" ".join(b.split()) for b in blocks]
+
+
+REMOVED = '<span class="muted">(removed)</span>'
+
+
+def _markers(html) -> list[tuple[int, str]]:
+    """Each marker row's id and what follows "archived in"."""
+    found = re.findall(
+        r'<li class="marker" id="marker-(\d+)">.*?archived in\s*(.*?)</span>\s*</li>', html, re.S
+    )
+    return [(int(pk), link) for pk, link in found]
+
+
+def _entry_links(html) -> set[int]:
+    return {int(n) for n in re.findall(r'href="/review/agents/alice-bot/entries/(\d+)/"', html)}
+
+
+def _when(at) -> str:
+    return f'<time datetime="{at.isoformat()}">{at:%Y-%m-%d %H:%M:%S}</time>'
+
+
+def test_after_a_reset_the_timeline_says_so_and_links_to_the_archive(
+    viewer_client, api, agent, session
+):
+    _talk(session)
+    name = _reset(api, session)
+    archive, at = _made(agent, name)
+
+    response = viewer_client.get(url(session))
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert name == "archive/chat-1/1"
+    assert _rows(html) == ["reset-1"]
+    assert _resets(html) == [
+        f"<span>Session reset {_when(at)}: its messages are archived in {_link(archive)}. </span>"
+    ]
+    assert "No messages.</li>" not in html
+    assert '<li class="muted">No messages since.</li>' in html
+    assert 'class="resets"' not in html  # the page starts the session: no header note
+
+
+def test_compactions_before_a_reset_are_listed_with_it_and_later_ones_at_their_markers(
+    viewer_client, api, agent, session
+):
+    _talk(session)
+    first = _compact(api, session)
+    reset = _reset(api, session)
+    later = _talk(session, start=T0 + timedelta(hours=1))
+    second = _compact(api, session)
+    (first_entry, _), (reset_entry, at) = _made(agent, first), _made(agent, reset)
+    second_entry, _ = _made(agent, second)
+    [marker] = CompactMarker.objects.filter(session=session)
+
+    response = viewer_client.get(url(session))
+
+    html = response.content.decode()
+    assert (first, reset, second) == ("archive/chat-1/1", "archive/chat-1/2", "archive/chat-1/3")
+    rows = [r for r in _rows(html) if r != "hot-window"]
+    assert rows[0] == "reset-1"  # every message left came after the reset
+    kept = next(m for m in later if m.created_at == marker.cutoff_at)
+    assert rows[rows.index(f"marker-{marker.pk}") + 1] == f"m-{kept.pk}"
+    assert _resets(html) == [
+        f"<span>Session reset {_when(at)}: its messages are archived in {_link(reset_entry)}. "
+        f"Compacted before it: {_link(first_entry)}.</span>"
+    ]
+    assert _markers(html) == [(marker.pk, _link(second_entry))]
+    assert "No messages since." not in html
+    # The timeline links exactly the archives a removal of the session would delete.
+    assert _entry_links(html) == set(session_archives(session=session))
+
+
+def test_a_reset_that_archived_nothing_says_so(viewer_client, api, agent, session):
+    _talk(session)
+    name = _reset(api, session)
+    archive, at = _made(agent, name)
+    assert _reset(api, session) is None  # nothing left to archive: a skipped run only
+    [last_run] = Run.objects.filter(session=session, trigger="reset").order_by("-id")[:1]
+
+    html = viewer_client.get(url(session)).content.decode()
+
+    assert _rows(html) == ["reset-1", "reset-2"]
+    assert _resets(html) == [
+        f"<span>Session reset {_when(at)}: its messages are archived in {_link(archive)}. </span>",
+        f"<span>Session reset {_when(last_run.created_at)}: nothing needed archiving "
+        "(consolidation took what there was; see the runs below). </span>",
+    ]
+
+
+def test_a_renamed_archive_is_followed_and_a_removed_one_named(viewer_client, api, agent, session):
+    _talk(session)
+    compacted = _compact(api, session)
+    _talk(session, start=T0 + timedelta(hours=1))
+    reset = _reset(api, session)
+    entry, _ = _made(agent, compacted)
+    _, at = _made(agent, reset)
+    assert api.patch(f"/entries/{compacted}", {"name": "kept/berlin.md"}).status_code == 200
+    assert api.delete(f"/entries/{reset}").status_code == 204
+    entry.refresh_from_db()
+
+    html = viewer_client.get(url(session)).content.decode()
+
+    assert _resets(html) == [
+        f'<span>Session reset {_when(at)}: its messages are archived in <span class="removed">'
+        f'{reset}</span> <span class="muted">(removed)</span>. '
+        f"Compacted before it: {_link(entry)}.</span>"
+    ]
+    assert entry.name == "kept/berlin.md"
+
+
+def test_a_marker_links_its_archive_renamed_or_removed(viewer_client, api, agent, session):
+    _talk(session)
+    first = _compact(api, session)
+    _talk(session, start=T0 + timedelta(hours=1))
+    second = _compact(api, session)
+    entry, _ = _made(agent, first)
+    api.patch(f"/entries/{first}", {"name": "kept/first.md"})
+    api.delete(f"/entries/{second}")
+    # A later archive may take the removed one's name: the marker keeps to its own.
+    third = _compact_into(api, session, start=T0 + timedelta(hours=2))
+    newer, _ = _made(agent, third)
+    markers = list(CompactMarker.objects.filter(session=session).order_by("id"))
+    entry.refresh_from_db()
+
+    html = viewer_client.get(url(session)).content.decode()
+
+    assert (entry.name, second, third) == ("kept/first.md", "archive/chat-1/2", "archive/chat-1/2")
+    assert _markers(html) == [
+        (markers[0].pk, _link(entry)),
+        (markers[1].pk, f'<span class="removed">{second}</span> {REMOVED}'),
+        (markers[2].pk, _link(newer)),
+    ]
+
+
+def _compact_into(api, session, start):
+    _talk(session, start=start)
+    return _compact(api, session)
+
+
+def test_a_session_links_only_the_archives_made_for_it(
+    viewer_client, api, other_api, agent, other_agent
+):
+    """Keys that share its prefix or start its change detail, another user's entry of the
+    marker's name, another agent's session of the same key, and the archives of a removed
+    session of the same key are none of its archives."""
+    gone = SessionFactory(agent=agent, key="chat-1")
+    _talk(gone)
+    _compact(api, gone)
+    _reset(api, gone)
+    assert api.delete(f"/sessions/{gone.pk}").status_code == 204
+    session = SessionFactory(agent=agent, key="chat-1", user="bob")
+    _talk(session)
+    _compact(api, session)
+    _reset(api, session)
+    _talk(session, start=T0 + timedelta(hours=1))
+    _compact(api, session)
+    for key in ("chat 1", "chat-1: 8 messages", "CHAT-1"):
+        other = SessionFactory(agent=agent, key=key, user="bob")
+        _talk(other)
+        _compact(api, other)
+        _reset(api, other)
+    entry_add(agent=agent, name="archive/chat-1/9", content="carol's", owner="carol")
+    entry_add(agent=agent, name="archive/chat-1/3", content="the agent's", kind="archive")
+    theirs = SessionFactory(agent=other_agent, key="chat-1")
+    _talk(theirs)
+    _compact(other_api, theirs)
+    _reset(other_api, theirs)
+    own = [
+        Entry.objects.get(agent=agent, user="bob", name=f"archive/chat-1/{n}").pk for n in (1, 2, 3)
+    ]
+
+    html = viewer_client.get(url(session)).content.decode()
+
+    assert _entry_links(html) == set(own)
+    assert len(_resets(html)) == 1
+    assert set(session_archives(session=session)) == set(own)  # what its removal deletes
+
+
+def test_a_page_that_does_not_start_the_session_names_its_resets_in_the_header(
+    viewer_client, api, agent, session
+):
+    _talk(session)
+    name = _reset(api, session)
+    archive, at = _made(agent, name)
+    add(session, *[f"m{i}" for i in range(150)], role=None, start=T0 + timedelta(days=1))
+
+    newest = viewer_client.get(url(session))
+    first = follow(viewer_client, newest, "prev")
+
+    header = re.search(r'<p class="resets">(.*?)</p>', newest.content.decode())
+    assert header is not None
+    assert header.group(1) == (
+        f'Reset <time datetime="{at.isoformat()}">{at:%Y-%m-%d %H:%M}</time>, archived in '
+        f"{_link(archive)}. The session's first page says more."
+    )
+    assert _resets(newest.content.decode()) == []
+    assert 'class="resets"' not in first.content.decode()
+    assert _rows(first.content.decode())[0] == "reset-1"

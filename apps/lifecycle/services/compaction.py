@@ -45,6 +45,17 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._:@\-]+")
 TURN_FIELDS = ("id", "role", "created_at", "byte_size", "tool_call_id", "tool_calls_json")
 
 
+def compaction_detail(session: Session, count: int) -> str:
+    """The detail of the "add" change of a compaction's archive: it names the session, so
+    the change log, which outlives the entry, says which session an archive was made for."""
+    return f"session {session.key}: {count} messages"
+
+
+def is_compaction_detail(session: Session, detail: str) -> bool:
+    """Whether `detail` is compaction_detail(session, n) for some n."""
+    return re.fullmatch(re.escape(f"session {session.key}: ") + r"\d+ messages", detail) is not None
+
+
 def archive_prefix(session: Session) -> str:
     """`archive/<session key>`, the key made a safe entry-name segment."""
     key = _UNSAFE.sub("-", session.key).replace("..", ".").strip(".")[:150] or "session"
@@ -230,7 +241,7 @@ class _Compaction(LifecycleStep[_Plan, _Archive]):
             name=name,
             content=made.text,
             changed_by="compaction",
-            detail=f"session {session.key}: {len(prefix)} messages",
+            detail=compaction_detail(session, len(prefix)),
             owner=session.user,
         )
         now = timezone.now()

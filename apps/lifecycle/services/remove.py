@@ -35,9 +35,10 @@ def _made_for(session: Session, detail: str) -> bool:
 
 
 def session_archives(*, session: Session) -> list[int]:
-    """The ids of the session's archives: those its compact markers name, and those under
-    its prefix that compaction or a reset made for it. Two keys can share a prefix
-    ("a b" and "a-b"), so the prefix alone does not decide."""
+    """The ids of the session's archives: those its compact markers name (the session
+    owner's: another owner may hold an entry of the same name), and those under its prefix
+    that compaction or a reset made for it. Two keys can share a prefix ("a b" and "a-b"),
+    so the prefix alone does not decide."""
     marked = entries_named(
         agent=session.agent,
         refs=[m.archive_name for m in conv.session_markers(session=session)],
@@ -47,7 +48,8 @@ def session_archives(*, session: Session) -> list[int]:
         for origin in archives_under(agent=session.agent, prefix=archive_prefix(session))
         if _made_for(session, origin.added_detail)
     ]
-    return sorted({e.pk for e in marked if e.kind == Kind.ARCHIVE} | set(made))
+    own = {e.pk for e in marked if e.kind == Kind.ARCHIVE and e.user == session.user}
+    return sorted(own | set(made))
 
 
 def session_remove(*, session: Session) -> RemoveOutcome:

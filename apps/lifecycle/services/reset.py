@@ -30,6 +30,11 @@ class ResetOutcome:
     archive_name: str | None  # the archive that keeps what no consolidation covered
 
 
+def reset_detail(session: Session) -> str:
+    """The detail of the "add" change of a reset's archive (it names the session)."""
+    return f"session {session.key} reset"
+
+
 def _archive_kept(session: Session) -> str | None:
     """Archive, whole, the messages a reset would lose; the archive's name, or None."""
     qs = conv.session_messages(session=session)
@@ -47,7 +52,7 @@ def _archive_kept(session: Session) -> str | None:
         name=name,
         content=whole_transcript(messages=messages, title=title),
         changed_by="reset",
-        detail=f"session {session.key} reset",
+        detail=reset_detail(session),
         owner=session.user,
     )
     return name

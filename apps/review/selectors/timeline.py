@@ -1,4 +1,5 @@
-"""A keyset window of a session's timeline, with its compact markers placed in time."""
+"""A keyset window of a session's timeline, with its compact markers placed in time and
+its resets at its start, each linking to the archives made for the session."""
 
 import uuid
 from dataclasses import dataclass
@@ -6,11 +7,12 @@ from datetime import datetime
 
 from django.db.models import QuerySet
 
-from apps.agents.models import Agent
 from apps.conversations.models import CompactMarker, Message, Session
 from apps.conversations.selectors import after, before
 from apps.core.pagination import decode_keyset_cursor, encode_cursor
 from apps.entries.models import Entry
+from apps.lifecycle.models import Run, Trigger
+from apps.lifecycle.selectors import ArchiveMade, session_archives_made
 
 TIMELINE_PAGE = 100
 
@@ -113,12 +115,108 @@ def timeline_around(
 
 
 @dataclass(frozen=True)
+class ArchiveLink:
+    """An archive as the timeline shows it: its name now, and its entry (None: removed)."""
+
+    name: str
+    entry_id: int | None
+
+
+@dataclass(frozen=True)
+class ResetNote:
+    """A reset of the session: when, the archive that keeps what it deleted (None: the reset
+    archived nothing, its consolidation runs took it all), and the archives of the
+    compactions before it, whose markers it cleared."""
+
+    at: datetime
+    archive: ArchiveLink | None
+    compacted: list[ArchiveLink]
+
+
+@dataclass(frozen=True)
+class SessionArchives:
+    """The archives made for a session: each compact marker's, and its resets."""
+
+    by_marker: dict[int, ArchiveLink]  # marker id -> its archive
+    resets: list[ResetNote]  # oldest first
+
+
+def _link(made: ArchiveMade, names_now: dict[int, str]) -> ArchiveLink:
+    if made.entry_id is None or made.entry_id not in names_now:
+        return ArchiveLink(name=made.name, entry_id=None)
+    return ArchiveLink(name=names_now[made.entry_id], entry_id=made.entry_id)
+
+
+def _marker_archives(
+    markers: list[CompactMarker], made: list[ArchiveMade], names_now: dict[int, str]
+) -> dict[int, ArchiveLink]:
+    """Each marker's archive: the last one compaction made by that name up to the marker
+    (a removed archive's name is free again for a later one)."""
+    out = {}
+    for marker in markers:
+        found = [
+            m
+            for m in made
+            if m.made_by == "compaction"
+            and m.name == marker.archive_name
+            and m.made_at <= marker.archived_at
+        ]
+        link = _link(found[-1], names_now) if found else None
+        out[marker.pk] = link or ArchiveLink(name=marker.archive_name, entry_id=None)
+    return out
+
+
+def _resets(
+    made: list[ArchiveMade], names_now: dict[int, str], last_reset_run: datetime | None
+) -> list[ResetNote]:
+    """A note per reset archive; and one for the last reset when it archived nothing (its
+    runs are newer than every reset archive). Earlier resets that archived nothing show in
+    the session's runs only: nothing durable tells them apart."""
+    notes: list[ResetNote] = []
+    compacted: list[ArchiveMade] = []
+    for m in made:
+        if m.made_by == "compaction":
+            compacted.append(m)
+            continue
+        before = [_link(c, names_now) for c in compacted]
+        notes.append(ResetNote(m.made_at, _link(m, names_now), before))
+        compacted = []
+    if last_reset_run is not None and (not notes or notes[-1].at < last_reset_run):
+        before = [_link(c, names_now) for c in compacted if c.made_at <= last_reset_run]
+        notes.append(ResetNote(last_reset_run, None, before))
+    return notes
+
+
+def session_archives(*, session: Session, markers: list[CompactMarker]) -> SessionArchives:
+    """The archives made for the session (apps.lifecycle.selectors.session_archives_made:
+    the change log, so of the session's owner and agent only), placed at its markers and
+    its resets."""
+    made = session_archives_made(session=session)
+    ids = [m.entry_id for m in made if m.entry_id is not None]
+    names_now = dict(
+        Entry.objects.filter(agent_id=session.agent_id, pk__in=ids).values_list("id", "name")
+    )
+    last_reset_run = (
+        Run.objects.filter(agent_id=session.agent_id, session=session, trigger=Trigger.RESET)
+        .order_by("-created_at", "-id")
+        .values_list("created_at", flat=True)
+        .first()
+    )
+    return SessionArchives(
+        by_marker=_marker_archives(markers, made, names_now),
+        resets=_resets(made, names_now, last_reset_run),
+    )
+
+
+@dataclass(frozen=True)
 class TimelineItem:
-    """One row of the timeline: a message, or a compact marker placed where it falls."""
+    """One row of the timeline: a message, a compact marker placed where it falls, or a
+    reset (at the start of the session: every message left came after it)."""
 
     message: Message | None = None
     marker: CompactMarker | None = None
-    archive_id: int | None = None  # the marker's archive entry, None when it was removed
+    archive: ArchiveLink | None = None  # the marker's archive
+    reset: ResetNote | None = None
     hot_start: bool = False  # this message opens the hot window
 
 
@@ -126,18 +224,21 @@ def timeline_items(
     *,
     page: TimelinePage,
     markers: list[CompactMarker],
-    archives: dict[str, int],
+    archives: SessionArchives,
     hot_first_id: uuid.UUID | None,
 ) -> list[TimelineItem]:
-    """Messages interleaved with the markers whose cutoff falls among them: a marker goes
-    right before the first message at or after its cutoff (the first hot message after
-    that compaction), or at the end of the newest page when no message follows it."""
+    """The session's resets when the page starts the session; then messages interleaved
+    with the markers whose cutoff falls among them: a marker goes right before the first
+    message at or after its cutoff (the first hot message after that compaction), or at the
+    end of the newest page when no message follows it."""
     pending = sorted(markers, key=lambda m: (m.cutoff_at, m.pk))
     previous_at = page.previous_at
     items: list[TimelineItem] = []
+    if previous_at is None:
+        items += [TimelineItem(reset=r) for r in archives.resets]
 
     def marker_item(m: CompactMarker) -> TimelineItem:
-        return TimelineItem(marker=m, archive_id=archives.get(m.archive_name))
+        return TimelineItem(marker=m, archive=archives.by_marker.get(m.pk))
 
     for message in page.messages:
         while pending and pending[0].cutoff_at <= message.created_at:
@@ -151,11 +252,3 @@ def timeline_items(
             marker_item(m) for m in pending if previous_at is None or previous_at < m.cutoff_at
         ]
     return items
-
-
-def archive_ids(*, agent: Agent, markers: list[CompactMarker]) -> dict[str, int]:
-    """The archive entries the markers name that still exist, id by name."""
-    wanted = [m.archive_name for m in markers]
-    if not wanted:
-        return {}
-    return dict(Entry.objects.filter(agent=agent, name__in=wanted).values_list("name", "id"))

@@ -6,6 +6,7 @@ from django.shortcuts import render
 from apps.core.errors import InvalidInput
 from apps.entries import names
 from apps.review.access import Access, agent_page
+from apps.review.markdown import renderable
 from apps.review.selectors import (
     entry_by_id,
     entry_changes,
@@ -35,7 +36,8 @@ def entry_list(request: HttpRequest, access: Access) -> HttpResponse:
 
 @agent_page
 def entry_detail(request: HttpRequest, access: Access, entry_id: int) -> HttpResponse:
-    """One entry with its aliases, kind, token count and change log."""
+    """One entry with its aliases, kind, token count and change log; its content as
+    sanitised markdown (apps/review/markdown.py), or as stored with `?raw=1`."""
     entry = entry_by_id(agent=access.agent, entry_id=entry_id)
     if entry is None:
         raise Http404("no such entry")
@@ -45,6 +47,8 @@ def entry_detail(request: HttpRequest, access: Access, entry_id: int) -> HttpRes
         "entry": entry,
         "aliases": list(entry.aliases.all()),
         "changes": entry_changes(entry=entry),
+        "raw": request.GET.get("raw") == "1",
+        "renderable": renderable(entry.content),
     }
     return render(request, "review/entry.html", context)
 

@@ -19,8 +19,8 @@ from apps.lifecycle.selectors import runs_page
 from apps.review.access import Access, agent_page
 from apps.review.links import user_url
 from apps.review.selectors import (
-    archive_ids,
     message_counts,
+    session_archives,
     sessions_by_activity,
     timeline_around,
     timeline_items,
@@ -81,7 +81,8 @@ def _page(request: HttpRequest, session: Session):
 @agent_page
 def session_timeline(request: HttpRequest, access: Access, session_id: uuid.UUID) -> HttpResponse:
     """A window of the session's messages (newest 100 by default) with the rolling summary,
-    compact markers, the hot-window boundary and the session's runs."""
+    compact markers and resets linking to their archives, the hot-window boundary and the
+    session's runs."""
     session = _session(access, session_id)
     try:
         page = _page(request, session)
@@ -90,10 +91,11 @@ def session_timeline(request: HttpRequest, access: Access, session_id: uuid.UUID
     meta = session_meta(session=session)
     first_hot = window_first(session=session, meta=meta)
     markers = session_markers(session=session)
+    archives = session_archives(session=session, markers=markers)
     items = timeline_items(
         page=page,
         markers=markers,
-        archives=archive_ids(agent=access.agent, markers=markers),
+        archives=archives,
         hot_first_id=first_hot.pk if first_hot else None,
     )
     context = {
@@ -103,6 +105,9 @@ def session_timeline(request: HttpRequest, access: Access, session_id: uuid.UUID
         "user_url": user_url(access.agent.slug, session.user),
         "page": page,
         "items": items,
+        # The resets open the session's first page; another page names them in its header.
+        "resets_elsewhere": archives.resets if page.previous_at is not None else [],
+        "no_messages": not page.messages,
         "summary": session_summary(session=session),
         "start_at": meta.start_at if meta else None,
         "window_size": access.agent.config.max_history_messages,

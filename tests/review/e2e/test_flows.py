@@ -123,6 +123,9 @@ def test_a_session_timeline_shows_its_compact_marker_linking_to_the_archive(
 
     assert browser.path == f"{PAGE}/entries/{archive.pk}/"
     assert browser.one("h1").text == "archive/chat-1/1"
+    assert browser.one(".markdown h1").text.startswith("Archive of session chat-1: ")
+    browser.submit(browser.one(".view-toggle a"))  # the text as stored
+    assert browser.path == f"{PAGE}/entries/{archive.pk}/?raw=1"
     content = browser.one("pre.entry-content").text
     assert content.startswith("# Archive of session chat-1: ")
     # Without a model the archive is the salient sentences (apps/lifecycle/services/salience.py)
