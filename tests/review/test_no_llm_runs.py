@@ -36,17 +36,17 @@ def test_a_run_without_a_model_is_shown_as_extractive_not_as_an_error(
         "no LLM is configured",
     )
     row = html[html.index(f'<tr id="run-{run.pk}"') :].split("</tr>")[0]
-    assert f'<td class="status">{EXTRACTIVE}</td>' in row
-    assert '<td class="error"></td>' in row
+    assert f'<td class="status" data-label="Status">{EXTRACTIVE}</td>' in row
+    assert '<td class="error long" data-label="Error"></td>' in row
     assert "no LLM is configured" not in html
     assert f"<h1>Run #{run.pk}: consolidate {EXTRACTIVE}" in page
     assert '<dd class="error">' not in page
     timeout_row = html[html.index(f'<tr id="run-{timeout.pk}"') :].split("</tr>")[0]
     assert (
-        '<td class="status"><span class="status-fallback">fallback</span>'
+        '<td class="status" data-label="Status"><span class="status-fallback">fallback</span>'
         ' <span class="muted">(timeout)</span></td>'
     ) in timeout_row
-    assert '<td class="error">no answer within 30 s</td>' in timeout_row
+    assert '<td class="error long" data-label="Error">no answer within 30 s</td>' in timeout_row
 
 
 def test_an_extractive_history_entry_is_labelled_extractive(viewer_client, api, agent, session):

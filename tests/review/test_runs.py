@@ -85,7 +85,7 @@ def test_the_log_shows_every_column_and_highlights_failures(
     assert f'<tr id="run-{timeout.pk}" class="run failed">' in html
     assert f'<tr id="run-{compacted.pk}" class="run">' in html
     assert "HTTP 500 from the model" in html
-    assert f"<td>{compacted.trigger}</td>" in html
+    assert f'<td data-label="Trigger">{compacted.trigger}</td>' in html
 
 
 @pytest.mark.parametrize(

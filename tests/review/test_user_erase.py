@@ -38,6 +38,8 @@ def test_the_page_counts_what_would_be_erased_and_deletes_nothing(editor_client,
     assert response.status_code == 200
     page = response.content.decode()
     assert "Erase user <code>telegram:42</code>" in page
+    # The header names the person logged in (the end user's name is not `user` here).
+    assert '<a href="/accounts/password_change/">eddie</a>' in page
     # The seed of tests/lifecycle/test_erase_user.py, less what after-commit tasks add there
     # (this test's transaction never commits).
     assert response.context["counts"] == [

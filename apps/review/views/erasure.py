@@ -36,7 +36,7 @@ def user_erase_confirm(request: HttpRequest, access: Access, user: str) -> HttpR
     context = {
         "access": access,
         "tab": "users",
-        "user": name,
+        "user_name": name,  # not "user": the header's logged-in person is `user`
         "user_url": user_url(access.agent.slug, name),
         "counts": _listed(counts),
         "total": sum(counts.counts().values()),

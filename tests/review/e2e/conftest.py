@@ -1,9 +1,10 @@
 """A real headless Chromium (Debian's `chromium` and `chromium-driver`, driven by selenium 4)
 against pytest-django's live server, which serves /static/ through staticfiles' finders.
 
-One browser serves the whole test session; each test starts with no cookies. With
-MEMORYHUB_SCREENSHOTS set to a folder, every page a test visits is saved there as a PNG
-(.ci/run sets it per backend run). A missing browser fails the tests: CI installs it.
+One browser serves the whole test session; each test starts with no cookies, on a desktop
+window (1366 px wide). With MEMORYHUB_SCREENSHOTS set to a folder, every page a test visits is
+saved there as two PNGs, one at 1366 px and one on a 390 px phone (.ci/run sets it per backend
+run). A missing browser fails the tests: CI installs it.
 """
 
 import os
@@ -26,6 +27,10 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 WAIT_SECONDS = 15
 SCREENSHOTS_ENV = "MEMORYHUB_SCREENSHOTS"
+DESKTOP = 1366  # CSS px: a common laptop
+PHONE = 390  # CSS px: a common phone (844 px tall)
+PHONE_HEIGHT = 844
+WIDTHS = (DESKTOP, PHONE)  # every screenshot is taken at each
 
 
 def _chromium() -> tuple[str, str]:
@@ -50,7 +55,7 @@ def chromium() -> Iterator[WebDriver]:
         "--headless=new",
         "--no-sandbox",
         "--disable-dev-shm-usage",
-        "--window-size=1280,900",
+        f"--window-size={DESKTOP},900",
     ):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -66,6 +71,45 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80] or "root"
 
 
+# Browser.overflow(): the page's widths and, when it is wider than the layout viewport, the
+# three widest culprits, each named by tag, id and classes with the start of its text: an
+# element whose box reaches past the viewport's right (or left) edge, or one whose own text
+# does (its box fits; no child element sticks out). One inside an ancestor that scrolls or
+# clips sideways, and fits, is not counted: that box scrolls, the page does not.
+OVERFLOW_JS = """
+const root = document.documentElement, body = document.body, viewport = root.clientWidth;
+const widths = {viewport, document: root.scrollWidth, body: body.scrollWidth,
+                innerWidth: window.innerWidth};
+if (widths.document <= viewport && widths.body <= viewport) return null;
+const inside = (left, right) => left + scrollX >= -0.5 && right + scrollX <= viewport + 0.5;
+const scrolls = (el) => {
+  for (let a = el.parentElement; a && a !== body; a = a.parentElement) {
+    const r = a.getBoundingClientRect();
+    if (getComputedStyle(a).overflowX !== "visible" && inside(r.left, r.right)) return true;
+  }
+  return false;
+};
+const name = (el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "")
+  + [...el.classList].map((c) => "." + c).join("");
+const all = [...body.querySelectorAll("*")], culprits = [], above = new Set();
+for (let i = all.length - 1; i >= 0; i--) {  // children before their parents
+  const el = all[i], r = el.getBoundingClientRect();
+  if (r.width === 0 && r.height === 0) continue;
+  const spills = getComputedStyle(el).overflowX === "visible";  // its text may stick out
+  const width = spills ? Math.max(r.width, el.scrollWidth) : r.width;
+  const box = !inside(r.left, r.right);
+  const text = !box && spills && !above.has(el) && !inside(r.left, r.left + width);
+  if (!(box || text) || scrolls(el)) continue;
+  culprits.push({element: name(el), width: Math.round(width),
+                 right: Math.round(r.left + width + scrollX),
+                 text: (el.innerText || el.textContent || "").trim().slice(0, 60)});
+  for (let a = el.parentElement; a && !above.has(a); a = a.parentElement) above.add(a);
+}
+culprits.sort((a, b) => b.width - a.width);
+return {...widths, widest: culprits.slice(0, 3)};
+"""
+
+
 @dataclass
 class Browser:
     """The browser pointed at the live server, with the waits and checks every flow needs."""
@@ -75,6 +119,8 @@ class Browser:
     test_name: str
     shots_dir: Path | None
     shots: list[Path] = field(default_factory=list)
+    shot_count: int = 0
+    width: int = DESKTOP
 
     # -- navigation ---------------------------------------------------------------------------
 
@@ -159,22 +205,69 @@ class Browser:
         assert len(ours) == 1, sheets
         assert ours[0][1] > 0, "memoryhub.css has no rules"
 
+    # -- width --------------------------------------------------------------------------------
+
+    def set_width(self, width: int) -> None:
+        """Lay the page out `width` CSS px wide: DESKTOP is the window itself; PHONE emulates a
+        phone (Chromium's device metrics with `mobile`: the viewport meta tag applies and
+        scrollbars overlay the page, as on a phone)."""
+        if width == PHONE:
+            self.driver.execute_cdp_cmd(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": PHONE, "height": PHONE_HEIGHT, "deviceScaleFactor": 1, "mobile": True},
+            )
+        elif width == DESKTOP:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        else:
+            raise ValueError(f"width {width}: one of {WIDTHS}")
+        self.width = width
+        # The layout viewport: on the phone document.documentElement.clientWidth is 390 even
+        # when the page is wider (window.innerWidth then grows with it); on the desktop window
+        # the vertical scrollbar takes its share, so ask the window.
+        probe = (
+            "return document.documentElement.clientWidth"
+            if width == PHONE
+            else "return window.innerWidth"
+        )
+        WebDriverWait(self.driver, WAIT_SECONDS).until(lambda d: d.execute_script(probe) == width)
+
+    def overflow(self) -> dict | None:
+        """None when nothing sticks out sideways: the document and the body are at most the
+        layout viewport wide. Otherwise the widths and the widest elements sticking out, the
+        ones inside a box that scrolls or clips on its own (and fits) left out."""
+        return self.driver.execute_script(OVERFLOW_JS)
+
     # -- screenshots --------------------------------------------------------------------------
 
     def show(self, element: WebElement, label: str) -> None:
         """Scroll `element` to the middle of the window and screenshot the page there."""
         self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-        self.screenshot(label)
+        self.screenshot(label, element=element)
 
-    def screenshot(self, label: str = "") -> Path | None:
-        """Save the page as <test>-<nn>-<path>.png when MEMORYHUB_SCREENSHOTS is set."""
+    def screenshot(self, label: str = "", *, element: WebElement | None = None) -> list[Path]:
+        """Save the page at each of WIDTHS as <test>-<nn>-<path>-<width>.png when
+        MEMORYHUB_SCREENSHOTS is set (`element`, if given, scrolled to the middle each time),
+        then lay it out at the width it had."""
         if self.shots_dir is None:
-            return None
-        name = f"{self.test_name}-{len(self.shots) + 1:02d}-{_slug(label or self.path)}.png"
-        target = self.shots_dir / name
-        assert self.driver.save_screenshot(str(target)), f"could not save {target}"
-        self.shots.append(target)
-        return target
+            return []
+        self.shot_count += 1
+        stem = f"{self.test_name}-{self.shot_count:02d}-{_slug(label or self.path)}"
+        was = self.width
+        saved = []
+        for width in WIDTHS:
+            self.set_width(width)
+            if element is not None:
+                self.driver.execute_script(
+                    "arguments[0].scrollIntoView({block: 'center'})", element
+                )
+            target = self.shots_dir / f"{stem}-{width}.png"
+            assert self.driver.save_screenshot(str(target)), f"could not save {target}"
+            saved.append(target)
+        self.set_width(was)
+        if element is not None:
+            self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+        self.shots += saved
+        return saved
 
 
 @pytest.fixture
@@ -187,10 +280,13 @@ def browser(chromium: WebDriver, live_server, request) -> Iterator[Browser]:
     chromium.get(live_server.url + "/accounts/login/")  # an origin to clear cookies on
     chromium.delete_all_cookies()
     chromium.get_log("browser")  # drop what earlier tests logged
-    yield Browser(
+    browser = Browser(
         driver=chromium,
         base_url=live_server.url,
         test_name=_slug(request.node.name),
         shots_dir=shots_dir,
     )
+    browser.set_width(DESKTOP)
+    yield browser
+    browser.set_width(DESKTOP)
     chromium.delete_all_cookies()
