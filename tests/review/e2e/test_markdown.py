@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from selenium.common.exceptions import NoAlertPresentException
 
 from apps.entries.models import Entry
+from tests.review.e2e.conftest import DESKTOP, PHONE
 from tests.review.test_markdown import HOSTILE, MARK
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -100,6 +101,7 @@ def test_a_reset_sessions_timeline_leads_to_its_archive(browser, api, agent, edi
     assert reset.text.startswith("Session reset ")
     assert reset.text.endswith(f": its messages are archived in {archive_name}.")
     assert browser.texts("ol.timeline li.muted") == ["No messages since."]
+    assert fits_a_phone(browser) is None
     browser.show(reset, "reset-note")
     browser.submit(browser.one("li.reset a"))
 
@@ -108,5 +110,15 @@ def test_a_reset_sessions_timeline_leads_to_its_archive(browser, api, agent, edi
         "Session chat-1 before its reset: 6 messages kept whole"
     )
     assert browser.texts(".markdown strong") == ["berlin"] * 6
+    assert fits_a_phone(browser) is None
     browser.submit(browser.one(".view-toggle a"))
     assert browser.one("pre.entry-content").text == archive.content.strip()
+
+
+def fits_a_phone(browser) -> dict | None:
+    """What sticks out sideways of the page on screen at 390 px (None: nothing)."""
+    browser.set_width(PHONE)
+    try:
+        return browser.overflow()
+    finally:
+        browser.set_width(DESKTOP)
