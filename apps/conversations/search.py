@@ -6,6 +6,7 @@ archive and the hot window, and merged context windows around the hits.
 """
 
 import re
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -41,7 +42,7 @@ class SearchHit:
 
 @dataclass(frozen=True)
 class ContextWindow:
-    session_id: object
+    session_id: uuid.UUID
     messages: list[Message]
 
 
@@ -283,6 +284,21 @@ class _Windows:
                 unique = {m.id: m for m in w}
                 kept.append(sorted(unique.values(), key=lambda m: (m.created_at, str(m.id))))
         return kept, remap
+
+
+def windows_touching(windows: Sequence[ContextWindow]) -> list[tuple[int, int]]:
+    """The pairs (i, j) of these context windows where window j begins with the message right
+    after window i's last one in its session: the windows touch, with nothing between them.
+    One statement."""
+    last: dict[object, int] = {w.messages[-1].pk: i for i, w in enumerate(windows) if w.messages}
+    first: dict[object, int] = {w.messages[0].pk: j for j, w in enumerate(windows) if w.messages}
+    ends = [w.messages[-1] for w in windows if w.messages]
+    following = adjacent(get_corpus(CORPUS), ends, 0, 1)
+    return [
+        (last[pk], first[nxt[0]])
+        for pk, (_prev, nxt) in following.items()
+        if nxt and nxt[0] in first
+    ]
 
 
 def _with_windows(agent: Agent, query: str, mode: str, fused: list[FusedHit]) -> SearchResult:

@@ -39,9 +39,10 @@ class FusedHit:
 
 
 def bm25_idf(n_docs: int, doc_freq: int) -> float:
-    """FTS5's idf: log((N - n + 0.5) / (n + 0.5)), floored at 1e-6 so common terms still count."""
-    idf = math.log((n_docs - doc_freq + 0.5) / (doc_freq + 0.5))
-    return idf if idf > 0.0 else 1e-6
+    """Lucene's idf, ln(1 + (N - n + 0.5) / (n + 0.5)): positive for every term (one in half
+    the documents weighs ln 2), where FTS5's, ln((N - n + 0.5) / (n + 0.5)) floored at 1e-6,
+    scores a term in half the documents or more (any match in a tiny corpus) as ~0."""
+    return math.log(1.0 + (n_docs - doc_freq + 0.5) / (doc_freq + 0.5))
 
 
 def bm25_term(idf: float, tf: float, doc_len: float, avg_len: float) -> float:

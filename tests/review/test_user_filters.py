@@ -254,4 +254,11 @@ def test_search_hits_show_their_user_and_offer_the_users_sessions(viewer_client,
     response = _get(viewer_client, "search/", q="parcel", mode="contains", user=ALICE)
 
     assert [s.key for s in response.context["sessions"]] == ["alice-chat"]
-    assert response.content.decode().count(ALICE_LABEL) == 2
+    # both hits are in one passage of alice's session, whose head names her once
+    [block] = response.context["blocks"]
+    assert [h.user for h in block.hits] == [ALICE, ALICE]
+    html = response.content.decode()
+    assert html.count(ALICE_LABEL) == 1
+    head = re.search(r'<div class="block-head">(.*?)</div>', html, re.S)
+    assert head is not None
+    assert ALICE_LABEL in head.group(1)

@@ -34,8 +34,9 @@ def test_bm25_scores_match_a_hand_computation(agent, corpus):
     # given 5 documents, 13 tokens: avgdl 2.6; apple in 1 doc, grape in 2
     hits = _search(agent, "apple grape")
 
-    # then (idf = ln((N - n + 0.5) / (n + 0.5)); k1 1.2, b 0.75)
-    idf_apple, idf_grape = math.log(4.5 / 1.5), math.log(3.5 / 2.5)
+    # then (Lucene's idf = ln(1 + (N - n + 0.5) / (n + 0.5)); k1 1.2, b 0.75)
+    idf_apple, idf_grape = math.log(1 + 4.5 / 1.5), math.log(1 + 3.5 / 2.5)
+    assert (idf_apple, idf_grape) == (math.log(4), math.log(2.4))
     expected = [
         (corpus[0].id, _bm25(idf_apple, 2, 3, 2.6)),
         (corpus[3].id, _bm25(idf_grape, 1, 2, 2.6)),
@@ -47,14 +48,18 @@ def test_bm25_scores_match_a_hand_computation(agent, corpus):
 
 
 @pytest.mark.django_db
-def test_a_term_in_most_documents_gets_fts5s_floor_idf(agent, corpus):
-    # "banana" is in 2 of 5, "cherry" in 2 of 5: both positive; add a 3rd cherry -> floor
+def test_a_term_in_half_the_documents_still_counts(agent, corpus):
+    # "cherry" is in 2 of 5; a 3rd cherry puts it in half the documents, where FTS5's own
+    # idf, ln((N - n + 0.5) / (n + 0.5)), is 0 (floored to 1e-6: every score ~1e-6)
     pie = MessageFactory(session=corpus[0].session, content="cherry pie", name="")
     hits = _search(agent, "cherry")
-    # N=6, n=3: ln(3.5/3.5) = 0 -> floored to 1e-6; avgdl = 15/6; equal scores tie by pk
-    two = _bm25(1e-6, 1, 2, 2.5)
+    # N=6, n=3: Lucene's idf ln(1 + 3.5/3.5) = ln 2; avgdl = 15/6; equal scores tie by pk
+    two = _bm25(math.log(2), 1, 2, 2.5)  # 0.693 x 2.2 / (1 + 1.2 x 0.85) = 0.7549
+    assert two == pytest.approx(0.754913, abs=1e-6)
     assert [h.object_id for h in hits] == [*sorted([corpus[1].id, pie.id], key=str), corpus[2].id]
-    assert [h.score for h in hits] == pytest.approx([two, two, _bm25(1e-6, 1, 4, 2.5)], rel=1e-9)
+    assert [h.score for h in hits] == pytest.approx(
+        [two, two, _bm25(math.log(2), 1, 4, 2.5)], rel=1e-9
+    )
 
 
 @pytest.mark.django_db
@@ -76,7 +81,11 @@ def test_prefix_query_matches_word_starts(agent, session):
 
     hits = _search(agent, "paint*")
 
-    assert sorted(h.object_id for h in hits) == sorted([painting.id, painted.id])
+    # N=3, avgdl 11/3; the prefix is one unit, in 2 documents: idf ln(1 + 1.5/2.5)
+    assert [h.object_id for h in hits] == [painting.id, painted.id]
+    assert [h.score for h in hits] == pytest.approx(
+        [_bm25(math.log(1.6), 1, 3, 11 / 3), _bm25(math.log(1.6), 1, 4, 11 / 3)], rel=1e-9
+    )
 
 
 @pytest.mark.django_db
@@ -142,10 +151,11 @@ def test_edits_and_deletes_keep_the_index_exact(agent, session):
     assert [h.object_id for h in _search(agent, "delta")] == [m.id]
 
     other.delete()
-    # one document of two tokens is left: idf floor, dl = avgdl
+    # one document of two tokens is left: N = n = 1, idf ln(1 + 0.5/1.5), dl = avgdl, so
+    # the tf part is 2.2 / (1 + 1.2) = 1 and the score is the idf itself (FTS5's: 1e-6)
     hits = _search(agent, "epsilon")
     assert [h.object_id for h in hits] == [m.id]
-    assert hits[0].score == pytest.approx(_bm25(math.log(1.5 / 1.5) or 1e-6, 1, 2, 2), rel=1e-9)
+    assert hits[0].score == pytest.approx(math.log(4 / 3), rel=1e-9)
 
 
 @pytest.mark.django_db
@@ -157,9 +167,21 @@ def test_both_backends_give_this_order(agent, session):
 
     hits = _search(agent, "red fox car", limit=3)
 
-    # red is in 3 of 5 (idf floor); fox twice in the 4-token doc; car in the 3-token doc beats
-    # car in a 4-token doc, which beats fox once in a 4-token doc only by its second "red".
-    assert [h.object_id for h in hits] == [rows[3].id, rows[2].id, rows[1].id]
+    # N=5, avgdl 17/5; red in 3 (idf ln(1 + 2.5/3.5)), fox and car in 2 (ln 2.4). "red" counts
+    # (with FTS5's floored idf it added ~1e-6): "a red red car" beats "blue car parked", and
+    # "the red fox jumps" too, where the floor had put them in the other order.
+    red, fox_car = math.log(1 + 2.5 / 3.5), math.log(2.4)
+    expected = [
+        (rows[3].id, _bm25(red, 2, 4, 3.4) + _bm25(fox_car, 2, 4, 3.4)),  # 1.8529
+        (rows[1].id, _bm25(red, 2, 4, 3.4) + _bm25(fox_car, 1, 4, 3.4)),  # 1.5226
+        (rows[0].id, _bm25(red, 1, 4, 3.4) + _bm25(fox_car, 1, 4, 3.4)),  # 1.3192
+    ]
+    assert [h.object_id for h in hits] == [e[0] for e in expected]
+    assert [h.score for h in hits] == pytest.approx([e[1] for e in expected], rel=1e-9)
+    assert [round(h.score, 4) for h in hits] == [1.8529, 1.5226, 1.3192]
+    # "blue car parked" (car once, 3 tokens) is 4th
+    assert _bm25(fox_car, 1, 3, 3.4) == pytest.approx(0.9197, abs=1e-4)
+    assert [h.object_id for h in _search(agent, "red fox car")][3] == rows[2].id
 
 
 def test_rrf_fuses_and_reports_legs():
@@ -179,7 +201,7 @@ def test_rrf_fuses_and_reports_legs():
 
 @pytest.mark.django_db
 def test_phrase_and_terms_together(agent, session):
-    # N=3: the phrase is in 1 doc (idf ln(2.5/1.5)), "dog" in 2 (idf floor); avgdl 12/3
+    # N=3: the phrase is in 1 doc (idf ln(1 + 2.5/1.5)), "dog" in 2 (ln(1 + 1.5/2.5)); avgdl 12/3
     texts = ["the cat sat on the mat", "dog days", "cat and dog sat"]
     rows = [MessageFactory(session=session, content=t, name="") for t in texts]
 
@@ -187,6 +209,6 @@ def test_phrase_and_terms_together(agent, session):
 
     assert [h.object_id for h in hits] == [rows[0].id, rows[1].id, rows[2].id]
     assert [h.score for h in hits] == pytest.approx(
-        [_bm25(math.log(2.5 / 1.5), 1, 6, 4), _bm25(1e-6, 1, 2, 4),
-         _bm25(1e-6, 1, 4, 4)], rel=1e-9,
+        [_bm25(math.log(8 / 3), 1, 6, 4), _bm25(math.log(1.6), 1, 2, 4),
+         _bm25(math.log(1.6), 1, 4, 4)], rel=1e-9,
     )  # fmt: skip

@@ -19,7 +19,7 @@ from apps.review.selectors.owners import (
     learnings_listed,
     owned,
     runs_listed,
-    session_users,
+    sessions_named,
     sessions_newest,
 )
 from apps.review.selectors.stats import (
@@ -84,8 +84,8 @@ __all__ = [
     "parse_cursor",
     "runs_listed",
     "session_archives",
-    "session_users",
     "sessions_by_activity",
+    "sessions_named",
     "sessions_newest",
     "timeline_around",
     "timeline_items",

@@ -80,9 +80,10 @@ def sessions_newest(*, agent: Agent, user: str | None, limit: int) -> list[Sessi
     return list(qs.order_by("-created_at", "-id")[:limit])
 
 
-def session_users(*, agent: Agent, session_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, str]:
-    """The user of each of these sessions of the agent ("" for the agent's own)."""
+def sessions_named(*, agent: Agent, session_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, Session]:
+    """These sessions of the agent by id, with what names them: key, title and user."""
     ids = list(set(session_ids))
     if not ids:
         return {}
-    return dict(Session.objects.filter(agent=agent, pk__in=ids).values_list("pk", "user"))
+    qs = Session.objects.filter(agent=agent, pk__in=ids).only("pk", "key", "title", "user")
+    return {s.pk: s for s in qs}

@@ -1,6 +1,9 @@
 """Search an agent's messages in the browser: the API's selector (message_search) with its
-modes, a session filter and a user filter (the sessions of one owner); each hit with its
-legs, score, context window, user and a link to its place in the timeline."""
+modes, a session filter and a user filter (the sessions of one owner). Hits are shown in
+blocks, one per passage of a session: the hits' context windows (the agent's
+search_context_before/after) merged where they overlap or touch, each message once; each
+hit marked, with its score and legs as a person reads them and a link to its place in the
+timeline."""
 
 from django.shortcuts import render
 
@@ -26,6 +29,8 @@ def search(request, access: Access):
         "uf": uf,
         "sessions": curation.search_sessions(agent=access.agent, user=uf.value),
         "hits": None,
+        "blocks": [],
+        "legend": curation.legend(),
         "error": "",
     }
     if not form.is_bound:
@@ -53,5 +58,6 @@ def search(request, access: Access):
         return render(request, "review/search.html", context, status=400)
     if result.degraded:
         context["error"] = "The query could not be embedded: these are keyword (BM25) matches."
-    context["hits"] = curation.shown_hits(access.agent, result)
+    page = curation.search_page(access.agent, result)
+    context.update(hits=page.hits, blocks=page.blocks)
     return render(request, "review/search.html", context)

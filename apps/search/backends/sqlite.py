@@ -1,6 +1,7 @@
 # ruff: noqa: S608 - identifiers come from model metadata; user values are parameters.
-"""SQLite: FTS5 external-content tables ranked by bm25(), sqlite-vec vec0 for vectors, FTS5
-trigram tables proposing the candidates of contains.
+"""SQLite: FTS5 external-content tables (BM25 from bm25(), rescaled to Lucene's idf per
+query unit), sqlite-vec vec0 for vectors, FTS5 trigram tables proposing the candidates of
+contains.
 
 The side tables are keyed by the source table's rowid and kept in sync by triggers. A
 table rebuild (VACUUM renumbering rowids of tables without an INTEGER PRIMARY KEY, or a
@@ -8,6 +9,7 @@ Django migration that remakes the table) needs `rebuild_sql` to be run afterward
 """
 
 import json
+import math
 from collections.abc import Collection, Sequence
 
 import numpy as np
@@ -30,7 +32,7 @@ from apps.search.backends.base import (
     vec_table,
 )
 from apps.search.corpora import Corpus
-from apps.search.ranking import Hit
+from apps.search.ranking import Hit, bm25_idf
 
 TOKENIZE = "porter unicode61 remove_diacritics 2"
 # Contains: trigrams without positions (half the size of detail=full); every candidate is
@@ -188,25 +190,76 @@ def contains_candidates(corpus: Corpus, column: str, text: str) -> list[int] | N
     return candidates
 
 
+# --- BM25 --------------------------------------------------------------------------------
+# FTS5's bm25() is Okapi BM25 (k1 1.2, b 0.75, the table's N and avgdl) with idf
+# ln((N - n + 0.5) / (n + 0.5)) floored at 1e-6: a term in half the rows or more (any match
+# in a tiny table) scores ~1e-6. The floor is a constant factor, so one unit's bm25() divided
+# by FTS5's idf for that unit is its tf/length part exactly; times Lucene's idf it is the
+# score PostgreSQL computes. The units are scored one MATCH each and summed. Cost: a second
+# pass over each unit's doclist (its n, counted before the query), measured in
+# docs/benchmarks.md ("BM25 with Lucene's idf").
+
+
+def fts5_idf(n_docs: int, doc_freq: int) -> float:
+    """The idf FTS5's bm25() applies (sqlite/ext/fts5/fts5_aux.c): floored at 1e-6."""
+    idf = math.log((n_docs - doc_freq + 0.5) / (doc_freq + 0.5))
+    return idf if idf > 0.0 else 1e-6
+
+
+def fts5_statistics(cursor, fts: str, expressions: Sequence[str]) -> tuple[int, list[int]]:
+    """N and each MATCH expression's n, as bm25() counts them, over the whole table: the rows
+    indexed (one %_docsize row each; FTS5's averages record holds the same count but is
+    written back only at a commit or savepoint) and the rows matching each expression."""
+    counts = "".join(f", (SELECT count(*) FROM {fts} WHERE {fts} MATCH %s)" for _ in expressions)
+    cursor.execute(f"SELECT (SELECT count(*) FROM {fts}_docsize){counts}", list(expressions))
+    n_docs, *found = (int(n) for n in cursor.fetchone())
+    return n_docs, found
+
+
+def _bm25_sql(scope: Scope, weights: Sequence[tuple[str, float]]) -> tuple[str, list]:
+    """The top `limit` of the agent's rows by the sum over units of bm25() x weight.
+
+    The units are a VALUES list driving the FTS5 table, one MATCH per unit (FTS5 starts a
+    query for each, and bm25() counts that unit's n afresh), so the restriction's list is
+    built once for all units. The scored rows are a MATERIALIZED CTE: flattened into the
+    aggregate, bm25() would refuse to run."""
+    corpus = scope.corpus
+    fts, t, pk = fts_table(corpus.table), corpus.table, corpus.pk_column
+    units = ", ".join("(%s, %s)" for _ in weights)
+    restrict, restrict_params = restrict_sql(scope.queryset, "m", pk)
+    sql = (
+        f"WITH units(expression, weight) AS (VALUES {units}), "
+        f"parts AS MATERIALIZED (SELECT m.{pk} AS doc, -bm25({fts}) * u.weight AS part "
+        f"FROM units u CROSS JOIN {fts} CROSS JOIN {t} m ON m.rowid = {fts}.rowid "
+        f"WHERE {fts} MATCH u.expression AND m.{corpus.agent_column} = %s{restrict}) "
+        f"SELECT doc, sum(part) AS score FROM parts GROUP BY doc ORDER BY score DESC, doc "
+        f"LIMIT %s"
+    )
+    params = [v for pair in weights for v in pair]
+    return sql, [*params, scope.agent_id, *restrict_params, scope.limit]
+
+
 # --- queries -------------------------------------------------------------------------------
 class SQLiteBackend:
     vendor = "sqlite"
 
     def keyword(self, scope: Scope, units: Sequence[q.Unit]) -> list[Hit]:
-        """FTS5 bm25() (negated, so higher is better); ties by primary key."""
-        corpus = scope.corpus
-        fts, t, pk = fts_table(corpus.table), corpus.table, corpus.pk_column
-        extra, params = restrict_sql(scope.queryset, "m", pk)
-        sql = (
-            f"SELECT m.{pk}, -bm25({fts}) AS score FROM {fts} "
-            f"JOIN {t} m ON m.rowid = {fts}.rowid "
-            f"WHERE {fts} MATCH %s AND m.{corpus.agent_column} = %s{extra} "
-            f"ORDER BY score DESC, m.{pk} LIMIT %s"
-        )
+        """Okapi BM25 with Lucene's idf (apps/search/ranking.py), from FTS5: each unit's
+        bm25() with FTS5's idf divided back out; ties by primary key."""
+        fts = fts_table(scope.corpus.table)
+        expressions = [match_expression([u]) for u in units]
         with connection.cursor() as cursor:
-            cursor.execute(sql, [match_expression(units), scope.agent_id, *params, scope.limit])
+            n_docs, found = fts5_statistics(cursor, fts, expressions)
+            weights = [
+                (e, bm25_idf(n_docs, n) / fts5_idf(n_docs, n))
+                for e, n in zip(expressions, found, strict=True)
+                if n
+            ]
+            if not weights:
+                return []
+            cursor.execute(*_bm25_sql(scope, weights))
             rows = cursor.fetchall()
-        return scored_hits(corpus, rows, "bm25")
+        return scored_hits(scope.corpus, rows, "bm25")
 
     def vector(
         self, scope: Scope, vector: Vector, *, model_name: str | None, exact: bool

@@ -145,12 +145,18 @@ def test_a_search_finds_the_message_highlighted_and_links_to_its_place(browser, 
 
     # user=+: the user filter's "everyone" (a blank; "" would be the agent's own sessions).
     assert browser.path == f"{search}?q=rotterdam&mode=keyword&session=&user=+"
-    assert len(browser.all("ol.hits > li.hit")) == 1
+    assert len(browser.all("ol.hits > li.block")) == 1
     # Keyword mode: BM25 over the archive, a substring match in the hot window.
-    assert browser.texts("li.hit .leg") == ["contains #1 (1.0000)"]
-    assert browser.texts("li.hit li.is-hit mark") == ["Rotterdam"]
-    assert browser.one("li.hit li.is-hit").text == "user The release train leaves from Rotterdam"
-    link = browser.one("li.hit .hit-head a")
+    assert browser.texts("li.is-hit .leg") == ["substring #1"]
+    assert browser.texts("li.block li.is-hit mark") == ["Rotterdam"]
+    assert browser.one("li.is-hit .text").text == "The release train leaves from Rotterdam"
+    # the hit with its 2 messages before and 1 after, in one block naming its session
+    assert browser.texts("li.block li.msg .text") == [
+        "small talk number 8", "small talk number 9",
+        "The release train leaves from Rotterdam", "ok",
+    ]  # fmt: skip
+    assert browser.one("li.block .block-session").text.startswith("Session chat-1")
+    link = browser.one("li.is-hit .hit-head a")
 
     browser.submit(link)
 
