@@ -27,6 +27,8 @@ from apps.lifecycle.models import HistoryEntry, Run
 from tests.factories import SessionFactory
 from tests.lifecycle.helpers import use_llm
 from tests.review.users_seed import ALICE, seed_owner
+from tests.support.client import ok as _ok
+from tests.support.client import timed_messages as _messages
 from tests.support.llm_server import Status
 
 MAX_PAGES = 500
@@ -44,20 +46,6 @@ POST_ONLY = {
 
 
 # -- the seed ---------------------------------------------------------------------------------
-
-
-def _ok(response, status=200):
-    assert response.status_code == status, response.content
-    return response.json()
-
-
-def _messages(start, texts_and_roles):
-    return {
-        "messages": [
-            {**m, "created_at": (start + timedelta(minutes=i)).isoformat()}
-            for i, m in enumerate(texts_and_roles)
-        ]
-    }
 
 
 def _seed_sessions(api, now):

@@ -2,6 +2,7 @@
 
 import json
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.test import Client
@@ -42,3 +43,19 @@ class ApiClient:
 
     def delete(self, path: str):
         return self.client.delete(f"/api/v1{path}", headers=self._headers())
+
+
+def ok(response, status: int = 200) -> Any:
+    """The JSON body of an answer that must have `status` (its content in the failure)."""
+    assert response.status_code == status, response.content
+    return response.json()
+
+
+def timed_messages(start, turns: list[dict]) -> dict:
+    """An append body of `turns`, one minute apart from `start`."""
+    return {
+        "messages": [
+            {**t, "created_at": (start + timedelta(minutes=i)).isoformat()}
+            for i, t in enumerate(turns)
+        ]
+    }

@@ -32,6 +32,8 @@ from apps.review.urls import urlpatterns
 from tests.lifecycle.helpers import use_llm
 from tests.review.e2e.conftest import DESKTOP, PHONE
 from tests.review.test_crawl import POST_ONLY
+from tests.support.client import ok as _ok
+from tests.support.client import timed_messages as _messages
 from tests.support.llm_server import Status
 
 SLUG = "alice-bot"
@@ -50,20 +52,6 @@ FACT_KEY = "preferred_notification_channel_for_production_incidents_outside_busi
 TOOL = "kubernetes_rollout_status_for_namespace_and_deployment"
 NOTE = "notes/projects/berlin-production-deploy/runbook-for-the-checkout-service.md"
 ARCHIVE = f"archive/{LONG_KEY}/1"
-
-
-def _ok(response, status=200):
-    assert response.status_code == status, response.content
-    return response.json()
-
-
-def _messages(start, turns):
-    return {
-        "messages": [
-            {**t, "created_at": (start + timedelta(minutes=i)).isoformat()}
-            for i, t in enumerate(turns)
-        ]
-    }
 
 
 def _deploy_turns() -> list[dict]:
