@@ -5,6 +5,7 @@ import os
 import pty
 import re
 import signal
+import sqlite3
 import time
 from pathlib import Path
 
@@ -29,6 +30,25 @@ def _read_until(fd: int, pattern: str, timeout: float) -> str:
     return seen.decode(errors="replace")
 
 
+def _wait_for_beats_schedule(database: Path, timeout: float) -> None:
+    """Until beat has written every entry of the schedule: a Ctrl-C while it still writes
+    them interrupts that write (a traceback, though every process still stops)."""
+    wanted, deadline = set(settings.CELERY_BEAT_SCHEDULE), time.monotonic() + timeout
+    while True:
+        try:
+            with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5) as db:
+                names = {
+                    n for (n,) in db.execute("SELECT name FROM django_celery_beat_periodictask")
+                }
+        except sqlite3.OperationalError:  # not migrated yet, or locked for a moment
+            names = set()
+        if wanted <= names:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"beat wrote {sorted(names)} of {sorted(wanted)}")
+        time.sleep(0.2)
+
+
 def test_ctrl_c_in_a_terminal_stops_make_run_cleanly_with_status_0(tmp_path):
     env = {
         k: v
@@ -42,6 +62,7 @@ def test_ctrl_c_in_a_terminal_stops_make_run_cleanly_with_status_0(tmp_path):
         os.execvpe("bash", ["bash", "-c", f"make run PORT={free_port()}; echo EXIT=$?"], env)
     try:
         started = _read_until(fd, r"celery@\S+ ready", timeout=240)
+        _wait_for_beats_schedule(tmp_path / "memoryhub.sqlite3", timeout=120)
         os.write(fd, b"\x03")  # Ctrl-C, as typed: SIGINT to the terminal's foreground group
         stopped = _read_until(fd, r"EXIT=\d+", timeout=60)
     finally:
