@@ -72,6 +72,36 @@ def test_an_append_then_a_window_read_never_misses_the_message(agent_api):
     assert search_sql > 0
 
 
+def test_context_right_after_an_append_holds_it_while_its_search_legs_read_the_replica(
+    agent_api,
+):
+    agent, api = agent_api
+    session = SessionFactory(agent=agent, key="chat-1")
+    _append(api, session.key, "the cat sat on the mat")
+    caught_up()
+    for i in range(20):
+        _append(api, session.key, f"where is the cat now, take {i}")
+        with _counted() as (primary, replica):
+            context = ok(api.post("/context", {"session_id": session.key, "query": "cat"}))
+        assert context["messages"][-1]["content"] == f"where is the cat now, take {i}"
+        assert len(replica) > 0  # the salience, relevance and memory legs and the fact legs
+        assert len(primary) > 0  # the window, the session and the agent
+
+
+def test_recall_reads_its_tiers_from_the_replica(agent_api):
+    _agent, api = agent_api
+    ok(api.post("/memory/save", {"content": "The user's cat is called Tom"}))
+    caught_up()
+    with _counted() as (primary, replica):
+        items = ok(api.post("/memory/recall", {"query": "cat"}))["items"]
+
+    assert [i["fact"]["value"] for i in items] == ["The user's cat is called Tom"]
+    assert any("facts_fact" in q["sql"] for q in replica.captured_queries)
+    # The reinforcement is a write, and the hits are read back after it: on the primary.
+    assert any(q["sql"].startswith("UPDATE") for q in primary.captured_queries)
+    assert not any(q["sql"].startswith("UPDATE") for q in replica.captured_queries)
+
+
 def test_search_load_moves_to_the_replica(agent_api, settings):
     agent, api = agent_api
     session = SessionFactory(agent=agent, key="chat-1")

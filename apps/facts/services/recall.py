@@ -118,6 +118,7 @@ def _tiers(r: _Recall, category: str | None) -> None:
     """The tiers' reads, from a replica when there is one (recall finds what was saved
     before it). The reinforcement of the hits and their reload, after, are on the primary."""
     r.hits.clear()  # on_replica runs this again on the primary when its replica fails
+    r.fell_back = False
     if category is not None:
         _in_category(r, category)
     elif r.vector is None:
