@@ -56,7 +56,7 @@ def backend_env() -> tuple[str, dict[str, str]]:
     data_dir = Path(tempfile.mkdtemp(prefix="memoryhub-fuzz-"))
     env["MEMORYHUB_DATA_DIR"] = str(data_dir)
     if not env.get("DATABASE_URL"):
-        for name in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL"):
+        for name in ("DATABASE_URL", "DATABASE_REPLICA_URL", "CELERY_BROKER_URL", "CACHE_URL"):
             env.pop(name, None)
         return "sqlite", env
     url = urllib.parse.urlsplit(env["DATABASE_URL"])
@@ -65,6 +65,12 @@ def backend_env() -> tuple[str, dict[str, str]]:
     for sql in (f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', f'CREATE DATABASE "{name}"'):
         run("psql", admin, "-qc", sql)
     env["DATABASE_URL"] = url._replace(path=f"/{name}").geturl()
+    if replicas := env.get("DATABASE_REPLICA_URL"):
+        # A streaming replica holds the whole cluster: the new database reaches it by itself.
+        env["DATABASE_REPLICA_URL"] = ",".join(
+            urllib.parse.urlsplit(u.strip())._replace(path=f"/{name}").geturl()
+            for u in replicas.split(",")
+        )
     if cache := env.get("CACHE_URL"):
         # Rate-limit counters and cached probes of an earlier run must not leak in.
         run("redis-cli", "-u", cache, "flushdb")

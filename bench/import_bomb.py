@@ -78,7 +78,7 @@ def main() -> None:
         env = {
             k: v
             for k, v in os.environ.items()
-            if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")
+            if k not in ("DATABASE_URL", "DATABASE_REPLICA_URL", "CELERY_BROKER_URL", "CACHE_URL")
         }
         env.update(MEMORYHUB_DATA_DIR=data_dir, PYTHONPATH=str(ROOT))
         manage(env, "migrate", "--noinput")

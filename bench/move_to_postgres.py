@@ -38,12 +38,14 @@ def build_store(data_dir: Path, n: int, session_size: int) -> None:
     """Migrate a fresh SQLite store in `data_dir` and load `n` messages into it."""
     env = {**os.environ, "MEMORYHUB_DATA_DIR": str(data_dir)}
     env.pop("DATABASE_URL", None)
+    env.pop("DATABASE_REPLICA_URL", None)
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=env, cwd=ROOT, check=True)
     os.environ.update(
         MEMORYHUB_DATA_DIR=str(data_dir), DJANGO_SETTINGS_MODULE="memoryhub.settings.base"
     )
     os.environ.pop("DATABASE_URL", None)
+    os.environ.pop("DATABASE_REPLICA_URL", None)
     sys.path.insert(0, str(ROOT))
     import django
 
@@ -87,6 +89,7 @@ def main() -> None:
         print(f"loaded {args.messages:,} messages in {time.monotonic() - started:.1f} s")
         env = {**os.environ, "MEMORYHUB_DATA_DIR": str(data_dir)}
         env.pop("DATABASE_URL", None)
+        env.pop("DATABASE_REPLICA_URL", None)
         command = [sys.executable, str(ROOT / "manage.py"), "move_to_postgres",
                    f"{args.server}/{name}", "--chunk-size", str(args.chunk_size)]  # fmt: skip
         started = time.monotonic()

@@ -52,7 +52,13 @@ SAVE_TEXTS = [
     "The budget for the travel plan is capped at two thousand euros",
 ]
 # Env vars that would point the server at another deployment than a fresh embedded one.
-CLEARED = ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")
+CLEARED = (
+    "DJANGO_SETTINGS_MODULE",
+    "DATABASE_URL",
+    "DATABASE_REPLICA_URL",
+    "CELERY_BROKER_URL",
+    "CACHE_URL",
+)
 
 
 class SlowEmbeddings(ThreadingHTTPServer):

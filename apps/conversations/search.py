@@ -18,6 +18,7 @@ from apps.agents.models import Agent
 from apps.agents.users import EVERYONE, Audience
 from apps.conversations.models import Message, Role, Session
 from apps.core.errors import InvalidInput
+from apps.core.replicas import on_replica
 from apps.providers.embeddings import EmbeddingError
 from apps.search.adjacency import adjacent
 from apps.search.corpora import get_corpus
@@ -190,6 +191,7 @@ def _keyword(r: _Request) -> list[FusedHit]:
 _MODES = {"semantic": _semantic, "contains": _contains, "hybrid": _hybrid, "keyword": _keyword}
 
 
+@on_replica
 def message_search(
     *,
     agent: Agent,

@@ -9,6 +9,7 @@ from apps.agents.models import Agent
 from apps.agents.users import AGENT, EVERYONE, Audience
 from apps.core.errors import NotFound
 from apps.core.pagination import Page, id_paginate
+from apps.core.replicas import on_replica
 from apps.entries.models import Action, Entry, EntryAlias, EntryChange, Kind
 from apps.search.legs import keyword_search
 
@@ -83,6 +84,7 @@ def entries_all(*, agent: Agent, owner: str | None = None) -> list[Entry]:
     return list(_with_aliases(qs).order_by("id"))
 
 
+@on_replica
 def entries_search(
     *, agent: Agent, query: str, limit: int, audience: Audience = EVERYONE
 ) -> list[EntryHit]:

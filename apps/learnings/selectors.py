@@ -11,6 +11,7 @@ from apps.agents.models import Agent
 from apps.agents.users import EVERYONE, Audience
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.pagination import Page, keyset_paginate
+from apps.core.replicas import on_replica
 from apps.learnings.models import ErrorRecord, Learning, LearningStatus, Outcome
 from apps.learnings.services.errors import error_key
 from apps.providers.embeddings import EmbeddingError
@@ -147,6 +148,7 @@ def errors_first_seen_in(*, agent: Agent, session_id: uuid.UUID) -> set[int]:
     )
 
 
+@on_replica
 def errors_search(*, agent: Agent, query: str, tool_name: str | None, k: int) -> ErrorSearch:
     """Seed 000's search_error_memory: substring and vector matches, fused by RRF; the
     substring leg alone, with `degraded` ["semantic"], when the query cannot be embedded."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from apps.agents.models import Agent
 from apps.agents.users import EVERYONE, Audience
 from apps.core.errors import InvalidInput
+from apps.core.replicas import on_replica
 from apps.entries.selectors import entries_searchable
 from apps.facts.selectors import facts_usable
 from apps.learnings.selectors import learnings_searchable
@@ -34,6 +35,7 @@ class MemorySearch:
     degraded: list[str] = field(default_factory=list)  # ["semantic"]: query not embedded
 
 
+@on_replica
 def memory_search(
     *, agent: Agent, query: str, k: int | None = None, audience: Audience = EVERYONE
 ) -> MemorySearch:

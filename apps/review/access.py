@@ -17,6 +17,7 @@ from django.views.decorators.http import require_http_methods
 from apps.agents.models import Agent, MemberRole
 from apps.agents.selectors import agent_for_user, user_role
 from apps.core.errors import NotFound
+from apps.core.replicas import on_replica
 
 View = Callable[..., HttpResponse]
 
@@ -76,6 +77,14 @@ def _for_editors(view: View, methods: list[str]) -> View:
         return view(request, access, *args, **kwargs)
 
     return wrapped
+
+
+def agent_list(view: View) -> View:
+    """An agent_page listing rows, read from a replica when there is one (apps/core/replicas.py);
+    who the user is and what they may see is resolved on the primary. A browser that has just
+    written reads from the primary instead (pin_primary_after_write), so the list it is sent
+    back to shows its change."""
+    return agent_page(on_replica(view))
 
 
 def agent_action(view: View) -> View:

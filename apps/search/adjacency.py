@@ -12,6 +12,7 @@ from django.db import connection
 from django.db.models import Model
 
 from apps.core.meta import concrete_field
+from apps.core.replicas import read_connection
 from apps.search.corpora import Corpus, get_corpus
 from apps.search.ranking import FusedHit
 
@@ -98,7 +99,7 @@ def adjacent(
     build = _postgres_sql if connection.vendor == "postgresql" else _sqlite_sql
     sql, params, offset = build(corpus, rows, before, after)
     out: dict[object, tuple[list, list]] = {r.pk: ([], []) for r in rows}
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(sql, params)
         found = cursor.fetchall()
     to_python = corpus.model._meta.pk.to_python
@@ -118,7 +119,7 @@ def adjacent_ids(
     if not ids:
         return {}
     sql, params = _postgres_ids_sql(corpus, ids, before, after)
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(sql, params)
         found = cursor.fetchall()
     to_python = corpus.model._meta.pk.to_python

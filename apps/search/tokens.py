@@ -14,6 +14,7 @@ from django.db import connection
 from django.db.models import Q
 
 from apps.core.meta import concrete_field, field_column
+from apps.core.replicas import read_connection
 from apps.providers.embeddings import (
     Embedder,
     TokenEmbedder,
@@ -125,7 +126,7 @@ def states_load(corpus: Corpus, ids: Sequence, space: str) -> StoredStates:
         f"SELECT {owner.column}, {count.column}, {codes.column} FROM {meta.db_table} "  # noqa: S608
         f"WHERE {space_column} = %s AND {owner.column} {match}"
     )
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(sql, [space, *keys])
         found = cursor.fetchall()
     to_python = corpus.model._meta.pk.to_python

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import environ
 
+from memoryhub.settings.replicas import replica_databases
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 env = environ.Env()
@@ -74,6 +76,7 @@ MIDDLEWARE = [
     "apps.core.middleware.api_errors_as_json",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "apps.core.replicas.pin_primary_after_write",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -138,6 +141,20 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DATABASE_CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# Read replicas (docs/deploy.md, "Read replicas"): replica1, replica2, ... beside default.
+# Only the reads apps.core.replicas.replica_reads() wraps go to one, and only while it answers.
+DATABASES |= replica_databases(DATABASES["default"], env.list("DATABASE_REPLICA_URL", default=[]))
+MEMORYHUB_REPLICAS = [alias for alias in DATABASES if alias != "default"]
+if MEMORYHUB_REPLICAS:
+    DATABASE_ROUTERS = ["apps.core.replicas.ReplicaRouter"]
+# Off: every read on the primary while the replicas stay configured (an operator's switch
+# for a replica that lags too far; the test suite, except the tests that turn it on).
+MEMORYHUB_REPLICA_READS = env.bool("MEMORYHUB_REPLICA_READS", default=True)
+# How long a replica's "answers" or "does not answer" is believed before it is asked again.
+MEMORYHUB_REPLICA_CHECK_SECONDS = env.float("MEMORYHUB_REPLICA_CHECK_SECONDS", default=5.0)
+# After a browser's POST (a review page's form), its reads stay on the primary this long, so
+# the page it is redirected to shows what it just wrote.
+MEMORYHUB_REPLICA_PIN_SECONDS = env.int("MEMORYHUB_REPLICA_PIN_SECONDS", default=10)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache (working memory) --------------------------------------------------------------
@@ -326,6 +343,7 @@ MEMORYHUB_HEALTH_CHECKS = [
     "apps.core.health.broker_report",
     "apps.providers.health.providers_report",
     "apps.search.health.embedding_backlog_report",
+    *(["apps.core.replicas.replicas_report"] if MEMORYHUB_REPLICAS else []),
 ]
 MEMORYHUB_HEALTH_CRITICAL = ["database"]
 # Provider probes (apps/providers/health.py): each answer is cached this long, so /healthz

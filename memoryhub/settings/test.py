@@ -20,13 +20,20 @@ if not os.environ.get("MEMORYHUB_DATA_DIR"):
     atexit.register(_remove_tmp)
 
 from memoryhub.settings.base import *  # noqa: F403
-from memoryhub.settings.base import MEMORYHUB_PROVIDERS
+from memoryhub.settings.base import DATABASES, MEMORYHUB_PROVIDERS, MEMORYHUB_REPLICAS
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not pytest-django's shared-cache in-memory database: shared cache locks whole
     # tables ("database table is locked") when a real worker thread writes, and WAL and the
     # busy timeout, which production relies on, only exist for files.
     DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}
+# A replica (DATABASE_REPLICA_URL) reads the primary's test database, which reaches it by
+# streaming: MIRROR gives its alias the test database's name and creates nothing on it (a
+# standby is read-only). Reads go to it only in the tests that turn replica reads on
+# (tests/replica): elsewhere a read right after a write must not depend on the lag.
+for _alias in MEMORYHUB_REPLICAS:
+    DATABASES[_alias]["TEST"] = {"MIRROR": "default"}
+MEMORYHUB_REPLICA_READS = False
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns when it is missing
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STORAGES = {

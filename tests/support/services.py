@@ -18,7 +18,13 @@ from typing import IO
 from bench._http import ROOT, Api, free_port, manage, start_gunicorn, wait_healthy
 
 # What would point a child at another deployment than the one a test builds for it.
-INHERITED_OUT = ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")
+INHERITED_OUT = (
+    "DJANGO_SETTINGS_MODULE",
+    "DATABASE_URL",
+    "DATABASE_REPLICA_URL",
+    "CELERY_BROKER_URL",
+    "CACHE_URL",
+)
 
 
 def wait_for(condition: Callable[[], object], timeout: float, what: str, every: float = 0.05):

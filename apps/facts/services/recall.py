@@ -9,6 +9,7 @@ from django.utils import timezone
 from apps.agents.models import Agent
 from apps.agents.users import EVERYONE, Audience
 from apps.core.errors import InvalidInput, NotFound
+from apps.core.replicas import on_replica
 from apps.facts import selectors
 from apps.facts.models import Category, Fact, FactStatus
 from apps.facts.services.salience import fact_salience, facts_touch
@@ -112,6 +113,20 @@ def _three_tiers(r: _Recall, vector: np.ndarray) -> None:
         r.add(flat, "flat", replace=False)
 
 
+@on_replica
+def _tiers(r: _Recall, category: str | None) -> None:
+    """The tiers' reads, from a replica when there is one (recall finds what was saved
+    before it). The reinforcement of the hits and their reload, after, are on the primary."""
+    r.hits.clear()  # on_replica runs this again on the primary when its replica fails
+    r.fell_back = False
+    if category is not None:
+        _in_category(r, category)
+    elif r.vector is None:
+        _by_keyword(r)
+    else:
+        _three_tiers(r, r.vector)
+
+
 def facts_recall(
     *,
     agent: Agent,
@@ -129,12 +144,7 @@ def facts_recall(
     except EmbeddingError:
         vector = None  # keyword recall keeps working on what was saved
     r = _Recall(agent, query, vector, k or agent.config.recall_k, timezone.now(), audience)
-    if category is not None:
-        _in_category(r, category)
-    elif vector is None:
-        _by_keyword(r)
-    else:
-        _three_tiers(r, vector)
+    _tiers(r, category)
     ranked = sorted(r.hits.values(), key=lambda h: (-h.score, h.fact.pk))[: r.k]
     ids = [h.fact.pk for h in ranked]
     facts_touch(agent=agent, fact_ids=ids)

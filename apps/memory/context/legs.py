@@ -10,6 +10,7 @@ from apps.agents.config import MAX_K, AgentConfig
 from apps.conversations.models import Message, Session
 from apps.conversations.search import SearchResult, message_search
 from apps.conversations.selectors import window_messages
+from apps.core.replicas import on_replica
 from apps.memory.context.dates import WEEKDAYS, day_text, resolve_relative
 from apps.memory.context.types import (
     Candidate,
@@ -34,6 +35,7 @@ def recency(request: ContextRequest) -> list[Message]:
     return request.memo["recency"]
 
 
+@on_replica
 def salience(request: ContextRequest) -> list[Message]:
     """The newest `context_salience_limit` messages with importance >= salience_threshold."""
     limit = request.config.context_salience_limit
@@ -60,6 +62,7 @@ def query_vector(request: ContextRequest) -> tuple[Any, str]:
     return request.memo["query_vector"]
 
 
+@on_replica
 def relevance(request: ContextRequest) -> tuple[list[tuple[Message, float]], str]:
     """Messages with cosine > relevance_threshold to the query, best first; and any error.
 
@@ -97,6 +100,7 @@ def pending(message: Message) -> bool:
     return not message.embedding_model and not message.embedding_error
 
 
+@on_replica
 def memory(request: ContextRequest, held: set) -> MemoryLeg:
     """The query against the agent's whole history, ranked as /search ranks it (hybrid): the
     best `context_memory_limit` hits that no other leg holds and that are not pending, best

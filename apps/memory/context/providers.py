@@ -8,6 +8,7 @@ from apps.conversations.selectors import (
     session_recent_messages,
     session_summary,
 )
+from apps.core.replicas import on_replica
 from apps.entries import names
 from apps.entries.models import Entry
 from apps.entries.selectors import documents
@@ -128,6 +129,7 @@ def failure_hints(request: ContextRequest) -> list[Part]:
     return parts
 
 
+@on_replica
 def salient_facts(request: ContextRequest) -> list[Part]:
     """Facts whose salience (decayed to now) is >= salience_high_threshold, highest first."""
     config = request.config
@@ -149,6 +151,7 @@ def salient_facts(request: ContextRequest) -> list[Part]:
     return parts
 
 
+@on_replica
 def relevant_facts(request: ContextRequest) -> list[Part]:
     """With a query, the facts relevant to it (facts_relevant), best first; get_context
     drops the ones an earlier provider gave (the salient facts)."""

@@ -9,7 +9,7 @@ from django.shortcuts import render
 
 from apps.agents.selectors import audit_events
 from apps.lifecycle.selectors import runs_page
-from apps.review.access import Access, agent_page
+from apps.review.access import Access, agent_list, agent_page
 from apps.review.charts import activity_chart
 from apps.review.selectors import agent_stats, sessions_by_activity
 
@@ -64,7 +64,7 @@ def agent_detail(request: HttpRequest, access: Access) -> HttpResponse:
     return render(request, "review/agent.html", context)
 
 
-@agent_page
+@agent_list
 def audit_list(request: HttpRequest, access: Access) -> HttpResponse:
     """The agent's audit events, newest first, each with the keys its change touched."""
     events = audit_events(agent=access.agent, limit=AUDIT_PAGE)

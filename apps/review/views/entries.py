@@ -5,7 +5,7 @@ from django.shortcuts import render
 
 from apps.core.errors import InvalidInput
 from apps.entries import names
-from apps.review.access import Access, agent_page
+from apps.review.access import Access, agent_list, agent_page
 from apps.review.markdown import renderable
 from apps.review.selectors import (
     entry_by_id,
@@ -18,7 +18,7 @@ from apps.review.selectors import (
 from apps.review.views.common import user_filter
 
 
-@agent_page
+@agent_list
 def entry_list(request: HttpRequest, access: Access) -> HttpResponse:
     """Entries grouped (MEMORY.md and the other documents first) and the history months;
     `?user=` keeps one owner's (views.common.user_param)."""
@@ -53,7 +53,7 @@ def entry_detail(request: HttpRequest, access: Access, entry_id: int) -> HttpRes
     return render(request, "review/entry.html", context)
 
 
-@agent_page
+@agent_list
 def history_month(request: HttpRequest, access: Access, month: str) -> HttpResponse:
     """HISTORY-YYYY-MM.md as its entries, oldest first, `?user=` one owner's; 404 for a
     malformed or empty month (a month with none of the owner's entries shows none)."""

@@ -14,7 +14,7 @@ from apps.facts.selectors import fact_chain, fact_get
 from apps.facts.services import fact_delete as fact_delete_service
 from apps.facts.services import fact_update
 from apps.review import curation
-from apps.review.access import Access, agent_action, agent_form, agent_page
+from apps.review.access import Access, agent_action, agent_form, agent_list, agent_page
 from apps.review.forms import FactForm
 from apps.review.selectors import fact_counts_of
 from apps.review.views.common import audit, changed_by, edit_form, or_404, refused, user_filter
@@ -67,7 +67,7 @@ def get_fact(access: Access, fact_id: int) -> Fact:
     return or_404(fact_get, agent=access.agent, fact_id=fact_id)
 
 
-@agent_page
+@agent_list
 def fact_list(request, access: Access):
     """Current facts by category; `?user=` keeps one owner's (views.common.user_param)."""
     uf = user_filter(request, access)

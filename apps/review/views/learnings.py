@@ -22,7 +22,7 @@ from apps.learnings.services import (
     errors_extend,
     learning_update,
 )
-from apps.review.access import Access, agent_action, agent_form, agent_page
+from apps.review.access import Access, agent_action, agent_form, agent_list
 from apps.review.forms import ErrorRecordForm, LearningForm
 from apps.review.selectors import learnings_listed
 from apps.review.views.common import audit, edit_form, or_404, user_filter
@@ -37,7 +37,7 @@ def _choice(value: str, choices) -> str:
     return value if value in choices.values else ""
 
 
-@agent_page
+@agent_list
 def learning_list(request, access: Access):
     """Learnings and live error records by status, kind, outcome and `q`; `?user=` keeps
     one owner's learnings. Error memory is the agent's (issue 26): listed unless the filter

@@ -17,7 +17,7 @@ from apps.core.errors import ApplicationError, Conflict, InvalidInput, NotFound
 from apps.facts.models import Fact, FactStatus
 from apps.facts.selectors import fact_counts, fact_get, facts_merge_candidates, facts_pending
 from apps.facts.services import fact_reject, fact_review_approve, fact_review_merge
-from apps.review.access import Access, agent_action, agent_form, agent_page
+from apps.review.access import Access, agent_action, agent_form, agent_list
 from apps.review.forms import MergeForm, MergeSearchForm
 from apps.review.views.common import audit, changed_by, error_status, refused
 from apps.review.views.facts import fact_form, fact_initial, fact_snapshot, get_fact
@@ -76,7 +76,7 @@ def _is_pending(fact: Fact) -> bool:
     return fact.valid_to is None and fact.status == FactStatus.PENDING
 
 
-@agent_page
+@agent_list
 def queue(request, access: Access):
     context = {
         "access": access,

@@ -14,7 +14,7 @@ from apps.core.unavailable import send_or_defer
 from apps.lifecycle import tasks
 from apps.lifecycle.models import Run, RunKind, RunStatus, Trigger
 from apps.lifecycle.selectors import run_get
-from apps.review.access import Access, agent_action, agent_page
+from apps.review.access import Access, agent_action, agent_list, agent_page
 from apps.review.selectors import runs_listed
 from apps.review.views.common import audit, user_filter
 
@@ -31,7 +31,7 @@ def _run(access: Access, run_id: int) -> Run:
         raise Http404(exc.message) from exc
 
 
-@agent_page
+@agent_list
 def run_list(request: HttpRequest, access: Access) -> HttpResponse:
     """The run log, newest first, filtered by ?kind=, ?status= and ?user= (one owner's:
     views.common.user_param), paged by ?cursor=."""

@@ -11,14 +11,14 @@ from apps.conversations.search import message_search
 from apps.conversations.selectors import session_get
 from apps.core.errors import ApplicationError
 from apps.review import curation
-from apps.review.access import Access, agent_page
+from apps.review.access import Access, agent_list
 from apps.review.forms import SearchForm
 from apps.review.views.common import user_filter
 
 HITS = 20
 
 
-@agent_page
+@agent_list
 def search(request, access: Access):
     form = SearchForm(request.GET or None, initial={"mode": "hybrid"})
     uf = user_filter(request, access)

@@ -16,7 +16,7 @@ from apps.conversations.selectors import (
 )
 from apps.core.errors import InvalidInput
 from apps.lifecycle.selectors import runs_page
-from apps.review.access import Access, agent_page
+from apps.review.access import Access, agent_list, agent_page
 from apps.review.links import user_url
 from apps.review.selectors import (
     message_counts,
@@ -32,7 +32,7 @@ SESSIONS_PER_PAGE = 50
 RUNS_SHOWN = 20
 
 
-@agent_page
+@agent_list
 def session_list(request: HttpRequest, access: Access) -> HttpResponse:
     """The agent's sessions by last activity, `?q=` matching key or title, `?user=` of one
     owner (views.common.user_param), 50 a page."""

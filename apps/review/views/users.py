@@ -9,7 +9,7 @@ from django.shortcuts import render
 
 from apps.agents.users import USER_MAX
 from apps.core.validation import has_control
-from apps.review.access import Access, agent_page
+from apps.review.access import Access, agent_list, agent_page
 from apps.review.links import user_url
 from apps.review.selectors import (
     UserRow,
@@ -29,7 +29,7 @@ class ShownUser:
     url: str | None  # None: the user cannot be addressed by a path (links.user_url)
 
 
-@agent_page
+@agent_list
 def user_list(request: HttpRequest, access: Access) -> HttpResponse:
     """The agent's users by name, 100 a page, with their session and fact counts."""
     paginator = Paginator(agent_users(agent=access.agent), USERS_PER_PAGE)

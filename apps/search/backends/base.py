@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
-from django.db import connection
 from django.db.models import Model, QuerySet
 
 from apps.core.meta import concrete_field, field_column, pk_type
+from apps.core.replicas import read_connection
 from apps.search.corpora import Corpus
 from apps.search.query import Unit
 from apps.search.ranking import Hit
@@ -181,7 +181,7 @@ def exact_vector_hits(
     # Ordering by the computed score (not by the distance operator) keeps an ANN index out
     # of the plan.
     sql = f"SELECT q.pk, {score} AS score FROM ({inner}) q ORDER BY score DESC, q.pk LIMIT %s"  # noqa: S608
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(sql, [vector, *params, scope.limit])
         rows = cursor.fetchall()
     return scored_hits(corpus, rows, "vector")

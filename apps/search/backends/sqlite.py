@@ -13,10 +13,10 @@ import math
 from collections.abc import Collection, Sequence
 
 import numpy as np
-from django.db import connection
 from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
+from apps.core.replicas import read_connection
 from apps.search import query as q
 from apps.search import trigrams
 from apps.search.backends.base import (
@@ -173,7 +173,7 @@ def contains_candidates(corpus: Corpus, column: str, text: str) -> list[int] | N
     if not probes:
         return None
     candidates = None
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = %s", [trg])
         if cursor.fetchone() is None:
             return None  # no contains index on this column
@@ -248,7 +248,7 @@ class SQLiteBackend:
         bm25() with FTS5's idf divided back out; ties by primary key."""
         fts = fts_table(scope.corpus.table)
         expressions = [match_expression([u]) for u in units]
-        with connection.cursor() as cursor:
+        with read_connection().cursor() as cursor:
             n_docs, found = fts5_statistics(cursor, fts, expressions)
             weights = [
                 (e, bm25_idf(n_docs, n) / fts5_idf(n_docs, n))
@@ -307,6 +307,6 @@ def _knn(scope: Scope, blob: bytes) -> list[tuple]:
         f"WHERE embedding MATCH %s AND k = %s AND agent_id = %s) knn "
         f"JOIN {t} m ON m.rowid = knn.rowid ORDER BY knn.distance, m.{pk}"
     )
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(sql, [blob, scope.limit, scope.agent_id])
         return cursor.fetchall()

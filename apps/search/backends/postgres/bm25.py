@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from django.db import connection
 
 from apps.core.meta import pk_type
+from apps.core.replicas import read_connection
 from apps.search import query as q
 from apps.search.backends.base import Scope, bm25_tables, postings_table, restrict_sql
 from apps.search.backends.postgres import topk
@@ -192,7 +193,7 @@ def _scored(cursor, corpus: Corpus, agent_id, resolved, idf, avg_len, limit, que
 def keyword(scope: Scope, units: Sequence[q.Unit]) -> list[Hit]:
     """Okapi BM25 over the GIN candidates, statistics per agent; ties by primary key."""
     corpus, agent_id, limit = scope.corpus, scope.agent_id, scope.limit
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         resolved = _resolve_units(cursor, units)
         if not resolved:
             return []

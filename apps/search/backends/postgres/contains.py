@@ -32,6 +32,7 @@ from django.db import connection
 from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 
+from apps.core.replicas import read_connection
 from apps.search import trigrams
 from apps.search.backends.base import TableSpec, agent_rows, trigram_index
 from apps.search.corpora import Corpus
@@ -108,7 +109,7 @@ def _count_held(
     table = "(SELECT reltuples FROM pg_class WHERE oid = %s::regclass)"
     sql = f"SELECT {table}, count(*){counts} FROM (SELECT UPPER(txt::text) AS u FROM {source}) c"
     patterns = [_pattern(p) for probes in probe_sets for p in probes]
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         # parameters in the order of their placeholders
         cursor.execute(sql, [base.model._meta.db_table, *patterns, *params])
         table_rows, n, *held = cursor.fetchone()
@@ -121,7 +122,7 @@ def _scan(
     """The matches among the first `rows` rows, read in order until `limit` are found."""
     source, params, order = _ordered(base, field, order_by, rows)
     sql = f"SELECT pk FROM {source} WHERE {_LIKE} ORDER BY {order} LIMIT %s"
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(sql, [*params, _pattern(text), limit])
         return [row[0] for row in cursor.fetchall()]
 
@@ -152,7 +153,7 @@ def _read_indexed(
     matches = matches.filter(_hidden_like(corpus, field, text))
     # The probes alone, with no agent filter, so the GIN index is the only index that can
     # serve them; a sequential scan is ruled out for this one query.
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute("SET enable_seqscan = off")
         try:
             pks = list(matches.values_list("pk", flat=True)[: MAX_MATCHES + 1])
@@ -245,7 +246,7 @@ class _Search:
         in `order_by` (no bitmap, no sequential scan and sort of every row)."""
         qs = self.base.filter(_hidden_like(self.corpus, self.field, self.text))
         query = qs.order_by(*self.order_by).values_list("pk", flat=True)[: self.limit]
-        with connection.cursor() as cursor:
+        with read_connection().cursor() as cursor:
             cursor.execute("SET enable_seqscan = off")
             cursor.execute("SET enable_bitmapscan = off")
             try:

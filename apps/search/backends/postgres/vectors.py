@@ -4,8 +4,9 @@ scan of a narrow queryset's rows."""
 
 import math
 
-from django.db import connection, transaction
+from django.db import transaction
 
+from apps.core.replicas import read_connection
 from apps.search.backends.base import (
     Scope,
     TableSpec,
@@ -79,7 +80,7 @@ def _scope_rows(scope: Scope, model_name: str | None) -> tuple[str, list]:
 def _narrow(scope: Scope, model_name: str | None) -> bool:
     """Whether the scope holds at most NARROW vectors (an indexed probe of NARROW + 1 rows)."""
     rows, params = _scope_rows(scope, model_name)
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(
             f"SELECT count(*) FROM (SELECT 1 {rows} LIMIT %s) few", [*params, NARROW + 1]
         )
@@ -92,7 +93,9 @@ def _vector_hnsw(scope: Scope, literal: str, model_name: str | None, ef_search: 
     pk, v = corpus.pk_column, corpus.column(corpus.vector_fields[0])
     rows, params = _scope_rows(scope, model_name)
     sql = f"SELECT m.{pk}, 1 - (m.{v} <=> %s::vector) {rows} ORDER BY m.{v} <=> %s::vector LIMIT %s"
-    with transaction.atomic(), connection.cursor() as cursor:
+    # The connection first: inside the atomic block on the primary, the read would stay there.
+    conn = read_connection()
+    with transaction.atomic(using=conn.alias), conn.cursor() as cursor:
         cursor.execute(f"SET LOCAL hnsw.ef_search = {max(ef_search, limit)}")
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         cursor.execute(sql, [literal, *params, literal, limit])
