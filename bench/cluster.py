@@ -59,6 +59,7 @@ from tests.support.services import (  # noqa: E402
     wait_for,
 )
 
+TEMPLATE = "memoryhub_template"
 BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 SAMPLE_SQL = """SELECT
   (SELECT count(*) FROM conversations_message WHERE embedding IS NOT NULL),
@@ -263,33 +264,50 @@ def replica_catch_up(url: str, replica_url: str, rows: int) -> tuple[int, float]
         time.sleep(0.5)
 
 
-def run_shape(args, n: int, m: int, cluster: dict, work: Path) -> dict:
-    """(N, M) on a fresh database and an empty Redis; every process stopped on return."""
-    primary, replica, redis = cluster["primary"], cluster["replica"], cluster["redis"]
-    db = f"memoryhub_n{n}m{m}"
-    psql(primary.url(), f"DROP DATABASE IF EXISTS {db}")
-    psql(primary.url(), f"CREATE DATABASE {db}")
-    url, replica_url = (c.url().rsplit("/", 1)[0] + "/" + db for c in (primary, replica))
+def database_urls(cluster: dict, db: str) -> tuple[str, str]:
+    """`db` on the primary and on the replica."""
+    primary, replica = cluster["primary"], cluster["replica"]
+    return primary.url().rsplit("/", 1)[0] + "/" + db, replica.url().rsplit("/", 1)[0] + "/" + db
+
+
+def shape_env(cluster: dict, db: str, data_dir: Path) -> dict[str, str]:
+    """A process's environment on database `db`: its own data dir, one machine per process."""
+    url, replica_url = database_urls(cluster, db)
+    redis = cluster["redis"]
+    return service_env(
+        data_dir, DATABASE_URL=url, DATABASE_REPLICA_URL=replica_url,
+        CELERY_BROKER_URL=redis.url(0), CACHE_URL=redis.url(1),
+        MEMORYHUB_EMBEDDING_URL=cluster["embeddings"], MEMORYHUB_EMBEDDING_MODEL="soak-hash",
+        DJANGO_SECRET_KEY="cluster-bench-" + "x" * 40,
+    )  # fmt: skip
+
+
+def prepare_template(args, cluster: dict, work: Path) -> list[str]:
+    """Migrate once into a template database with --agents agents: each shape starts from a
+    copy (CREATE DATABASE ... TEMPLATE), fresh and in seconds. The agents' API keys."""
+    psql(cluster["primary"].url(), f"CREATE DATABASE {TEMPLATE}")
+    url, _ = database_urls(cluster, TEMPLATE)
     psql(url, "CREATE EXTENSION IF NOT EXISTS vector")  # pgvector from the system's PG lib
-    redis.command("FLUSHALL")
-    shape_dir = work / f"n{n}m{m}"
-    values = {"DATABASE_URL": url, "DATABASE_REPLICA_URL": replica_url,
-              "CELERY_BROKER_URL": redis.url(0), "CACHE_URL": redis.url(1),
-              "MEMORYHUB_EMBEDDING_URL": cluster["embeddings"],
-              "MEMORYHUB_EMBEDDING_MODEL": "soak-hash",
-              "DJANGO_SECRET_KEY": "cluster-bench-" + "x" * 40}  # fmt: skip
+    env = shape_env(cluster, TEMPLATE, work / "setup")
+    migrate(env)
+    return [create_agent(env, f"cluster-{a}") for a in range(args.agents)]
 
-    def envs(name: str) -> dict[str, str]:  # its own data dir: one machine per process
-        return service_env(shape_dir / name, **values)
 
-    migrate(envs("setup"))
-    keys = [create_agent(envs("setup"), f"cluster-{a}") for a in range(args.agents)]
+def run_shape(args, index: int, shape: tuple[int, int], cluster: dict, work: Path) -> dict:
+    """(N, M) on a fresh copy of the template and an empty Redis; all stopped on return."""
+    (n, m), db = shape, f"memoryhub_{index}_n{shape[0]}m{shape[1]}"
+    psql(cluster["primary"].url(), f"CREATE DATABASE {db} TEMPLATE {TEMPLATE}")
+    url, replica_url = database_urls(cluster, db)
+    cluster["redis"].command("FLUSHALL")  # the broker's queues and the cache: nothing left
+    shape_dir = work / db
+    shape_dir.mkdir()
     size0 = int(psql(url, "SELECT pg_database_size(current_database())")[0][0])
-    shape = start_shape(args, n, m, envs, shape_dir)
+    services = start_shape(args, n, m, lambda name: shape_env(cluster, db, shape_dir / name),
+                           shape_dir)  # fmt: skip
     try:
-        r = load(args, shape, keys, url)
+        r = load(args, services, cluster["keys"], url)
     finally:
-        shape.stop()
+        services.stop()
     r["replica_rows"], r["replica_seconds"] = replica_catch_up(url, replica_url, r["rows"])
     r["size"] = int(psql(url, "SELECT pg_database_size(current_database())")[0][0])
     r["size0"], r["n"], r["m"] = size0, n, m
@@ -307,9 +325,10 @@ def run(args, work: Path) -> list[dict]:
         embeddings, embeddings_url = start_embeddings(work)
         cluster = {"primary": primary, "replica": replica, "redis": redis,
                    "embeddings": embeddings_url}  # fmt: skip
+        cluster["keys"] = prepare_template(args, cluster, work)
         results = []
-        for n, m in args.shapes:
-            results.append(run_shape(args, n, m, cluster, work))
+        for index, shape in enumerate(args.shapes):
+            results.append(run_shape(args, index, shape, cluster, work))
             report_shape(args, results[-1])
         return results
     finally:
@@ -475,4 +494,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # every process and temporary directory is gone by now
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
