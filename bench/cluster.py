@@ -37,7 +37,8 @@ from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench._http import Api, Reply, fetch, percentile  # noqa: E402
+from bench._cluster_report import report_shape, summary  # noqa: E402
+from bench._http import Api, Reply, fetch  # noqa: E402
 from bench.slow_embedder import SlowEmbeddings  # noqa: E402
 from bench.soak import (  # noqa: E402
     WORDS,
@@ -164,21 +165,24 @@ def sampler(url: str, samples: list[tuple[float, ...]], stop: threading.Event) -
     """Every 5 s: (seconds, 1-min load, embedded rows, replay lag s, replay lag bytes)."""
     began = time.monotonic()
     while not stop.wait(5):
-        row = psql(url, SAMPLE_SQL)[0]
+        try:
+            row = psql(url, SAMPLE_SQL)[0]
+        except subprocess.SubprocessError:  # a slow moment of psql: the next sample counts
+            continue
         values = (float(row[0]), float(row[1]), float(row[2]))
         samples.append((time.monotonic() - began, os.getloadavg()[0], *values))
 
 
 @dataclass
 class Shape:
-    """One (N, M) run's services: stopped in reverse order of start, whatever happened."""
+    """One (N, M) run's services: stopped beat first, web last, whatever happened."""
 
     webs: list[WebServer] = field(default_factory=list)
     workers: list[WorkerProcess] = field(default_factory=list)
     beat: Process | None = None
 
     def stop(self) -> None:
-        for service in [*self.workers, *([self.beat] if self.beat else []), *self.webs]:
+        for service in [*([self.beat] if self.beat else []), *self.workers, *self.webs]:
             service.stop()
 
 
@@ -193,17 +197,7 @@ def start_shape(args, n: int, m: int, envs, work: Path) -> Shape:
         for i in range(m):
             log = work / f"worker{i}.log"
             shape.workers.append(WorkerProcess(env=envs(f"worker{i}"), log=log, whole_env=True))
-        beat = [
-            "-m",
-            "celery",
-            "-A",
-            "memoryhub",
-            "beat",
-            "-l",
-            "INFO",
-            "--scheduler",
-            BEAT_SCHEDULER,
-        ]
+        beat = [*"-m celery -A memoryhub beat -l INFO --scheduler".split(), BEAT_SCHEDULER]
         shape.beat = Process([sys.executable, *beat], envs("beat"), work / "beat.log", work)
         for w in shape.workers:  # tasks queued before a worker is up would flatter its rate
             wait_for(lambda w=w: " ready." in w.log.read_text(errors="replace"), 90, "worker")
@@ -247,6 +241,8 @@ def load(args, shape: Shape, keys: list[str], url: str) -> dict:
             "present": present, "embedded_at_stop": embedded_at_stop, "left": left,
             "drain": drained, "samples": samples, "load_end": os.getloadavg()[0],
             "server_log_errors": sum(log_errors(w.log_tail(10**8)) for w in shape.webs),
+            "worker_log_errors": sum(log_errors(w.log.read_text(errors="replace"))
+                                     for w in shape.workers),
             }  # fmt: skip
 
 
@@ -302,8 +298,11 @@ def run_shape(args, index: int, shape: tuple[int, int], cluster: dict, work: Pat
     shape_dir = work / db
     shape_dir.mkdir()
     size0 = int(psql(url, "SELECT pg_database_size(current_database())")[0][0])
+    began = time.monotonic()
     services = start_shape(args, n, m, lambda name: shape_env(cluster, db, shape_dir / name),
                            shape_dir)  # fmt: skip
+    print(f"({n}, {m}): {n} web, {m} workers and beat up in {time.monotonic() - began:.0f} s "
+          f"on database {db}", flush=True)  # fmt: skip
     try:
         r = load(args, services, cluster["keys"], url)
     finally:
@@ -317,7 +316,7 @@ def run_shape(args, index: int, shape: tuple[int, int], cluster: dict, work: Pat
 def run(args, work: Path) -> list[dict]:
     # Each created before it starts, so the finally stops (and deletes) a half-started one.
     primary, replica, redis = PostgresCluster(fsync=True), Replica(fsync=True), RedisServer(work)
-    embeddings = None
+    embeddings, began = None, time.monotonic()
     try:
         start_primary(primary)
         replica.follow(primary)
@@ -326,6 +325,9 @@ def run(args, work: Path) -> list[dict]:
         cluster = {"primary": primary, "replica": replica, "redis": redis,
                    "embeddings": embeddings_url}  # fmt: skip
         cluster["keys"] = prepare_template(args, cluster, work)
+        print(f"PostgreSQL primary :{primary.port}, streaming replica :{replica.port}, Redis "
+              f":{redis.port}, embeddings {embeddings_url}, template migrated: "
+              f"{time.monotonic() - began:.0f} s", flush=True)  # fmt: skip
         results = []
         for index, shape in enumerate(args.shapes):
             results.append(run_shape(args, index, shape, cluster, work))
@@ -337,119 +339,6 @@ def run(args, work: Path) -> list[dict]:
         redis.stop()
         replica.destroy()
         primary.destroy()
-
-
-def ms(values: list[float], p: float) -> str:
-    return f"{percentile(values, p) * 1000:.0f}" if values else "-"
-
-
-def figures(r: dict) -> dict:
-    """The shape's figures, derived once for its report and the summary table."""
-    rec: Record = r["rec"]
-    ack, present, samples = set(rec.acknowledged), r["present"], r["samples"]
-    loads = [s[1] for s in samples] or [r["load_end"]]
-    searches = [x for op, v in rec.seconds.items() if op.startswith("search") for x in v]
-    moved = r["rows"] - r["left"]
-    return {
-        "appends/s": sum(rec.statuses["append"].values()) / r["elapsed"],
-        "messages/s": len(rec.acknowledged) / r["elapsed"],
-        "embeddings/s": r["embedded_at_stop"] / r["elapsed"],
-        "pipeline/s": moved / (r["elapsed"] + r["drain"]),
-        "append": rec.seconds["append"], "search": searches, "context": rec.seconds["context"],
-        "backlog": r["rows"] - r["embedded_at_stop"],
-        "lost": len(ack - present), "duplicated": r["rows"] - r["distinct"],
-        "unacknowledged": len(present - ack),
-        "server errors": sum(n for st in rec.statuses.values() for s, n in st.items() if s >= 500),
-        "transport": sum(rec.transport.values()),
-        "lag s": max((s[3] for s in samples), default=0.0),
-        "lag bytes": max((s[4] for s in samples), default=-1.0),
-        "replica missing": r["rows"] - r["replica_rows"],
-        "bytes/msg": (r["size"] - r["size0"]) / max(r["rows"], 1),
-        "load mean": sum(loads) / len(loads), "load max": max(loads),
-    }  # fmt: skip
-
-
-def problems(r: dict, f: dict) -> list[str]:
-    found = [k for k in ("lost", "duplicated", "unacknowledged", "server errors", "transport")
-             if f[k]]  # fmt: skip
-    if r["server_log_errors"]:
-        found.append("tracebacks in a web log")
-    if f["replica missing"]:
-        found.append("replica behind")
-    if any(s[4] < 0 for s in r["samples"]):
-        found.append("replica not streaming")
-    return found
-
-
-def report_shape(args, r: dict) -> None:
-    f, rec = figures(r), r["rec"]
-    load = f"load {f['load mean']:.1f} mean / {f['load max']:.1f} max"
-    print(
-        f"== ({r['n']}, {r['m']}): {r['n']} web x {args.web_workers} x {args.threads} "
-        f"threads, {r['m']} workers, {r['elapsed']:.0f} s, {args.writers} writers, "
-        f"{args.searchers} searchers, {args.contexts} context readers, {os.cpu_count()} CPUs"
-    )
-    print(
-        f"appends/s {f['appends/s']:.1f}, messages/s {f['messages/s']:.1f}, embeddings/s "
-        f"{f['embeddings/s']:.1f} while loaded; through the pipeline (embedded / (load + "
-        f"drain)) {f['pipeline/s']:.1f}/s  [{load}]"
-    )
-    for op in ("append", "search", "context"):
-        print(f"  {op:8} n={len(f[op]):6d}  p50 {ms(f[op], 50):>5} ms  p95 {ms(f[op], 95):>5} ms")
-    for op in sorted(o for o in rec.seconds if o.startswith("search ")):
-        s = rec.seconds[op]
-        print(f"  {op:16} n={len(s):6d}  p50 {ms(s, 50):>5} ms  p95 {ms(s, 95):>5} ms")
-    print(
-        f"embedding lag: {f['backlog']} rows pending when the writers stopped, "
-        f"{r['left']} left after {r['drain']:.1f} s of draining [load {r['load_end']:.1f}]"
-    )
-    print(
-        f"messages: {r['rows']} rows, acknowledged {len(rec.acknowledged)}; lost "
-        f"{f['lost']}, duplicated {f['duplicated']}, unacknowledged {f['unacknowledged']}; "
-        f"5xx {f['server errors']}, transport {f['transport']}, web log tracebacks "
-        f"{r['server_log_errors']}"
-    )
-    print(
-        f"replica: max replay_lag {f['lag s']:.2f} s, max {f['lag bytes'] / 1024:.0f} KiB "
-        f"behind [{load}]; {r['replica_rows']} of {r['rows']} rows there "
-        f"{r['replica_seconds']:.1f} s after the drain"
-    )
-    print(
-        f"PostgreSQL: {r['size'] / 2**20:.1f} MiB, {f['bytes/msg']:.0f} bytes per message "
-        f"over the migrated empty database ({r['size0'] / 2**20:.1f} MiB), "
-        f"{f['bytes/msg'] * 1e6 / 2**30:.2f} GiB per 1M messages"
-    )
-    found = problems(r, f)
-    print("FAIL: " + ", ".join(found) if found else "PASS", flush=True)
-
-
-def summary(args, results: list[dict]) -> int:
-    print(
-        "\n| (N, M) | appends/s | msgs/s | embeds/s | pipeline/s | append p50/p95 | "
-        "search p50/p95 | context p50/p95 | backlog, drain s | lost/dup/unack | "
-        "replica lag s / KiB | bytes/msg | load mean/max |"
-    )
-    print("|---" * 13 + "|")
-    failed = False
-    for r in results:
-        f = figures(r)
-        failed |= bool(problems(r, f))
-        lat = " | ".join(f"{ms(f[op], 50)} / {ms(f[op], 95)} ms" for op in ("append", "search",
-                         "context"))  # fmt: skip
-        print(f"| ({r['n']}, {r['m']}) | {f['appends/s']:.1f} | {f['messages/s']:.1f} | "
-              f"{f['embeddings/s']:.1f} | {f['pipeline/s']:.1f} | {lat} | {f['backlog']}, "
-              f"{r['drain']:.0f} | {f['lost']}/{f['duplicated']}/{f['unacknowledged']} | "
-              f"{f['lag s']:.2f} / {f['lag bytes'] / 1024:.0f} | {f['bytes/msg']:.0f} | "
-              f"{f['load mean']:.1f} / {f['load max']:.1f} |")  # fmt: skip
-    if len(results) > 1:
-        first, last = figures(results[0]), figures(results[-1])
-        ratio = last["pipeline/s"] / first["pipeline/s"] if first["pipeline/s"] else float("nan")
-        print(
-            f"\nmessages through the pipeline, ({results[-1]['n']}, {results[-1]['m']}) / "
-            f"({results[0]['n']}, {results[0]['m']}): {ratio:.2f}x"
-        )
-    print("FAIL" if failed else "PASS: nothing lost, doubled or unacknowledged in any shape")
-    return 1 if failed else 0
 
 
 def shapes(text: str) -> list[tuple[int, int]]:
