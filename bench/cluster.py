@@ -370,6 +370,8 @@ def main() -> int:
     parser.add_argument("--keep", default="", help="a directory to keep the logs in")
     parser.add_argument("--serve-embeddings", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()  # fmt: skip
+    if min(args.agents, args.writers, args.web_workers, args.threads) < 1:
+        parser.error("--agents, --writers, --web-workers and --threads need at least 1")
     if args.serve_embeddings:
         return serve_embeddings(args.serve_embeddings)
     # SIGTERM (a CI timeout, kill) unwinds like Ctrl-C: every finally stops its processes.
