@@ -1,0 +1,76 @@
+"""One statement per embedding batch: `UPDATE ... FROM (VALUES ...)` on both backends.
+
+Each row's vector is written only where every embedded field still holds the value read
+with the row, so a row edited while its batch was in the embedder keeps no stale vector: it
+stays pending and the next sweep embeds its new text. The statement returns the keys it
+wrote (their token states follow in the same transaction). One statement instead of one
+UPDATE per row matters most on PostgreSQL, whose BM25 triggers are per statement; SQLite's
+per-row FTS5 and vec0 triggers fire for UPDATE ... FROM as for any UPDATE (SQLite >= 3.33,
+RETURNING >= 3.35).
+"""
+
+from collections.abc import Sequence
+
+import numpy as np
+from django.db import connections, models, router
+
+from apps.search.corpora import Corpus
+
+# SQLite allows 32,766 bound parameters (since 3.32), PostgreSQL 65,535: stay under both.
+MAX_PARAMETERS = 30_000
+
+
+def vectors_write(
+    c: Corpus, rows: Sequence[models.Model], vectors: Sequence[np.ndarray], label: str
+) -> list:
+    """Set each row's vector and label and clear its error, where its embedded fields are
+    unchanged since `rows` were read (their values are on the instances); the keys written."""
+    per_row = 2 + len(c.embed_fields)
+    chunk = max(1, MAX_PARAMETERS // per_row)
+    written: list = []
+    for start in range(0, len(rows), chunk):
+        written += _write_chunk(
+            c, rows[start : start + chunk], vectors[start : start + chunk], label
+        )
+    return written
+
+
+def _write_chunk(
+    c: Corpus, rows: Sequence[models.Model], vectors: Sequence[np.ndarray], label: str
+) -> list:
+    model = c.model
+    conn = connections[router.db_for_write(model)]
+    qn = conn.ops.quote_name
+    meta = model._meta
+    pk = meta.pk
+    assert pk is not None  # every corpus model has one
+    vector_field, model_field = (meta.get_field(f) for f in c.vector_fields)
+    error_field = meta.get_field(c.error_field)
+    fields = [meta.get_field(name) for name in c.embed_fields]
+    pg = conn.vendor == "postgresql"
+    columns = [pk, vector_field, *fields]
+    # PostgreSQL types each VALUES column from its first row; SQLite needs no casts.
+    casts = [f"::{f.cast_db_type(conn)}" if pg else "" for f in columns]
+    typed = "(" + ", ".join(f"%s{cast}" for cast in casts) + ")"
+    plain = "(" + ", ".join("%s" for _ in columns) + ")"
+    values = ", ".join([typed] + [plain] * (len(rows) - 1))
+    params: list = []
+    for row, vector in zip(rows, vectors, strict=True):
+        params.append(pk.get_db_prep_value(row.pk, conn))
+        params.append(vector_field.get_db_prep_value(vector, conn))
+        params += [f.get_db_prep_value(getattr(row, f.attname), conn) for f in fields]
+    table = qn(meta.db_table)
+    same = "IS NOT DISTINCT FROM" if pg else "IS"
+    unchanged = " AND ".join(
+        f"{table}.{qn(f.column)} {same} v.column{i + 3}" for i, f in enumerate(fields)
+    )
+    sql = (
+        f"UPDATE {table} SET {qn(vector_field.column)} = v.column2, "
+        f"{qn(model_field.column)} = %s, {qn(error_field.column)} = %s "
+        f"FROM (VALUES {values}) AS v "
+        f"WHERE {table}.{qn(pk.column)} = v.column1 AND {unchanged} "
+        f"RETURNING {table}.{qn(pk.column)}"
+    )
+    with conn.cursor() as cursor:
+        cursor.execute(sql, [label, "", *params])
+        return [pk.to_python(value) for (value,) in cursor.fetchall()]
