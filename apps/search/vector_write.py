@@ -1,3 +1,4 @@
+# ruff: noqa: S608 - the SQL interpolates only model metadata (table, columns, types); values are parameters.
 """One statement per embedding batch: `UPDATE ... FROM (VALUES ...)` on both backends.
 
 Each row's vector is written only where every embedded field still holds the value read
