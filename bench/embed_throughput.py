@@ -47,7 +47,7 @@ class Instant(BaseHTTPRequestHandler):
     VECTOR = [0.05103103630798288] * 384  # unit length
     answers: dict[int, bytes] = {}
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         n = len(body["input"])
         raw = self.answers.get(n)
