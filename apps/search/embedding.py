@@ -5,9 +5,10 @@ their transaction, and after commit at most one `search.embed_agent` sweep per a
 queued (apps/search/sweeps.py). The sweep takes the agent's rows without a vector, per
 corpus, up to MEMORYHUB_EMBEDDING_BATCH_SIZE rows (and MEMORYHUB_EMBEDDING_BATCH_CHARS
 characters) at a time: one embedder call and one UPDATE per batch. A failure is recorded
-on the batch's rows (error text, attempt count) and the sweep retries with exponential
-backoff up to MEMORYHUB_EMBEDDING_MAX_ATTEMPTS; the `search.embed_pending` beat sweep picks
-up whatever is left, a capped number per corpus and run, as `search.embed` tasks of ids.
+on the batch's rows (error text, attempt count) and the sweep is queued again with
+exponential backoff up to MEMORYHUB_EMBEDDING_MAX_ATTEMPTS; the `search.embed_pending` beat
+sweep picks up whatever is left, a capped number per corpus and run, as `search.embed` tasks
+of ids.
 Rows past the maximum stay `failed` until `manage.py reembed` (one row that fails for its
 own content would otherwise fail every batch it is swept into). The embedder is never
 called inside a transaction.

@@ -59,33 +59,35 @@ def sweep_started(agent_id: int) -> None:
 class SweepResult:
     embedded: int
     more: bool = False  # stopped at the row limit with rows left
-    failed: int = 0  # rows of the batch that failed; the sweep stopped there
+    failed: int = 0  # rows of the batches that failed (one per corpus at most)
     attempts: int = 0  # highest attempt count among them
 
 
 def agent_embed(*, agent_id: int, limit: int) -> SweepResult:
     """Embed the agent's rows without a vector (under the attempt limit, fewest attempts
     first), every embedding corpus in turn, batch by batch (`embedding.embed_rows`), up to
-    `limit` rows tried. Stops at the first batch the embedder fails."""
-    embedded, tried = 0, 0
+    `limit` rows tried. A batch the embedder fails ends its corpus's turn, not the others'
+    (a corpus's rows may fail for their own texts)."""
+    embedded, tried, failed, attempts = 0, 0, 0, 0
     for c in embedding_corpora():
         while True:
             rows = _pending(c, agent_id)
             if not rows:
                 break
             if tried >= limit:
-                return SweepResult(embedded=embedded, more=True)
+                return SweepResult(embedded, more=True, failed=failed, attempts=attempts)
             batch = embedding.within_budget(c, rows)
             result = embedding.embed_rows(c, batch)
-            if result.failed:
-                return SweepResult(embedded, failed=result.failed, attempts=result.attempts)
-            embedded += result.embedded
             tried += len(batch)
+            if result.failed:
+                failed, attempts = failed + result.failed, max(attempts, result.attempts)
+                break
+            embedded += result.embedded
             # A short read with nothing skipped took every pending row; a row committed
             # since has queued the next sweep. Rows skipped (edited meanwhile) are read again.
             if len(batch) == len(rows) < embedding.batch_size() and not result.skipped:
                 break
-    return SweepResult(embedded=embedded)
+    return SweepResult(embedded, failed=failed, attempts=attempts)
 
 
 def _pending(c: Corpus, agent_id: int) -> list:

@@ -14,10 +14,10 @@ from apps.search.corpora import embedding_corpora
     time_limit=300,
 )
 def embed_agent_task(self, agent_id: int) -> int:
-    """Sweep one agent's rows without a vector, in batches (apps/search/sweeps.py). A failed
-    batch (its attempts recorded on its rows) stops the sweep, and the sweep is queued again
-    after the backoff; one that reached the row limit is queued again at once, behind other
-    agents' sweeps. Eager runs (tests) leave both to the beat sweep."""
+    """Sweep one agent's rows without a vector, in batches (apps/search/sweeps.py). After a
+    failed batch (its attempts recorded on its rows) the sweep is queued again after the
+    backoff; one that reached the row limit is queued again at once, behind other agents'
+    sweeps. Eager runs (tests) leave both to the beat sweep."""
     sweeps.sweep_started(agent_id)
     result = sweeps.agent_embed(agent_id=agent_id, limit=embedding.sweep_limit())
     if not self.request.is_eager:
