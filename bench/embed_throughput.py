@@ -96,8 +96,8 @@ def setup_django(data_dir: str) -> None:
     django.setup()
 
 
-def turns(n: int) -> list[list[str]]:
-    """Up to `n` LoCoMo turn texts, one list per conversation."""
+def turns(n: int) -> list[list[tuple[str, str]]]:
+    """Up to `n` LoCoMo turns (speaker, text), one list per conversation."""
     samples = json.loads(DATA.read_text())
     out, total = [], 0
     for sample in samples:
@@ -207,6 +207,7 @@ def main() -> None:
     from apps.conversations.apps import embedding_text
     from apps.conversations.models import Message
     from apps.providers.embeddings import get_embedder
+    from apps.providers.embeddings.minilm import MiniLMEmbedder
 
     call_command("migrate", verbosity=0)
     instant = {
@@ -238,6 +239,7 @@ def main() -> None:
         if not args.skip_minilm:
             use(settings, minilm)
             embedder = get_embedder()
+            assert isinstance(embedder, MiniLMEmbedder)
             texts = [
                 embedding_text(m)
                 for m in Message.objects.filter(agent__in=agents).order_by(

@@ -36,19 +36,30 @@ def vectors_write(
     return written
 
 
+def _field(model: type[models.Model], name: str) -> models.Field:
+    field = model._meta.get_field(name)
+    assert isinstance(field, models.Field)  # corpora._check: corpus fields are columns
+    return field
+
+
 def _write_chunk(
     c: Corpus, rows: Sequence[models.Model], vectors: Sequence[np.ndarray], label: str
 ) -> list:
     model = c.model
     conn = connections[router.db_for_write(model)]
-    qn = conn.ops.quote_name
     meta = model._meta
-    pk = meta.pk
-    assert pk is not None  # every corpus model has one
-    vector_field, model_field = (meta.get_field(f) for f in c.vector_fields)
-    error_field = meta.get_field(c.error_field)
-    fields = [meta.get_field(name) for name in c.embed_fields]
+    pk = _field(model, meta.pk.name if meta.pk else "pk")
+    vector_field, model_field = (_field(model, f) for f in c.vector_fields)
+    error_field = _field(model, c.error_field)
+    fields = [_field(model, name) for name in c.embed_fields]
     pg = conn.vendor == "postgresql"
+
+    def col(field: models.Field) -> str:
+        return f"{conn.ops.quote_name(meta.db_table)}.{conn.ops.quote_name(str(field.column))}"
+
+    def name(field: models.Field) -> str:
+        return conn.ops.quote_name(str(field.column))
+
     columns = [pk, vector_field, *fields]
     # PostgreSQL types each VALUES column from its first row; SQLite needs no casts.
     casts = [f"::{f.cast_db_type(conn)}" if pg else "" for f in columns]
@@ -60,17 +71,14 @@ def _write_chunk(
         params.append(pk.get_db_prep_value(row.pk, conn))
         params.append(vector_field.get_db_prep_value(vector, conn))
         params += [f.get_db_prep_value(getattr(row, f.attname), conn) for f in fields]
-    table = qn(meta.db_table)
     same = "IS NOT DISTINCT FROM" if pg else "IS"
-    unchanged = " AND ".join(
-        f"{table}.{qn(f.column)} {same} v.column{i + 3}" for i, f in enumerate(fields)
-    )
+    unchanged = " AND ".join(f"{col(f)} {same} v.column{i + 3}" for i, f in enumerate(fields))
     sql = (
-        f"UPDATE {table} SET {qn(vector_field.column)} = v.column2, "
-        f"{qn(model_field.column)} = %s, {qn(error_field.column)} = %s "
+        f"UPDATE {conn.ops.quote_name(meta.db_table)} SET {name(vector_field)} = v.column2, "
+        f"{name(model_field)} = %s, {name(error_field)} = %s "
         f"FROM (VALUES {values}) AS v "
-        f"WHERE {table}.{qn(pk.column)} = v.column1 AND {unchanged} "
-        f"RETURNING {table}.{qn(pk.column)}"
+        f"WHERE {col(pk)} = v.column1 AND {unchanged} "
+        f"RETURNING {col(pk)}"
     )
     with conn.cursor() as cursor:
         cursor.execute(sql, [label, "", *params])
