@@ -1,12 +1,17 @@
 """The one embedding pipeline, for every corpus that embeds (apps/search/corpora.py).
 
-Rows are embedded in the background: services call `schedule_embedding` inside their
-transaction and `search.embed` tasks run after commit, in batches. A failure is recorded on
-the rows (error text, attempt count) and retried with exponential backoff up to
-MEMORYHUB_EMBEDDING_MAX_ATTEMPTS; the `search.embed_pending` beat sweep picks up whatever is
-left, a capped number per corpus and run. Rows past the maximum stay `failed` until
-`manage.py reembed` (one row that fails for its own content would otherwise fail every batch
-it is swept into). The embedder is never called inside a transaction.
+Rows are embedded in the background, in batches: services call `schedule_embedding` inside
+their transaction, and after commit at most one `search.embed_agent` sweep per agent is
+queued (apps/search/sweeps.py). The sweep takes the agent's rows without a vector, per
+corpus, up to MEMORYHUB_EMBEDDING_BATCH_SIZE rows (and MEMORYHUB_EMBEDDING_BATCH_CHARS
+characters) at a time: one embedder call and one UPDATE per batch. A failure is recorded
+on the batch's rows (error text, attempt count) and the sweep is queued again with
+exponential backoff up to MEMORYHUB_EMBEDDING_MAX_ATTEMPTS; the `search.embed_pending` beat
+sweep picks up whatever is left, a capped number per corpus and run, as `search.embed` tasks
+of ids.
+Rows past the maximum stay `failed` until `manage.py reembed` (one row that fails for its
+own content would otherwise fail every batch it is swept into). The embedder is never
+called inside a transaction.
 """
 
 import logging
@@ -30,6 +35,7 @@ from apps.providers.embeddings import (
 )
 from apps.search.corpora import Corpus, embedding_corpora, get_corpus
 from apps.search.tokens import missing, states_write, token_space
+from apps.search.vector_write import vectors_write
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +86,10 @@ def batch_size() -> int:
     return int(settings.MEMORYHUB_EMBEDDING_BATCH_SIZE)
 
 
+def batch_chars() -> int:
+    return int(settings.MEMORYHUB_EMBEDDING_BATCH_CHARS)
+
+
 def max_attempts() -> int:
     return int(settings.MEMORYHUB_EMBEDDING_MAX_ATTEMPTS)
 
@@ -110,13 +120,15 @@ def enqueue_embedding(*, corpus: str, ids: Sequence) -> None:
         embed_task.delay(corpus, ids[start : start + size])
 
 
-def schedule_embedding(*, corpus: str, ids: Sequence) -> None:
-    """Enqueue embedding of these rows once the current transaction commits."""
-    ids = list(ids)
-    if ids:
-        # A broker that is down leaves the rows to the search.embed_pending sweep.
-        send = partial(enqueue_embedding, corpus=corpus, ids=ids)
-        transaction.on_commit(lambda: send_or_defer(send, what=f"embedding {corpus}"))
+def schedule_embedding(*, corpus: str, agent_id: int) -> None:
+    """Once the current transaction commits, make sure a sweep of this agent's rows without
+    a vector is queued (one per agent at a time; apps/search/sweeps.py)."""
+    from apps.search.sweeps import request_sweep  # it imports this module
+
+    get_corpus(corpus)  # an unknown name fails here, in the caller, not in the worker
+    # A broker that is down leaves the rows to the search.embed_pending sweep.
+    send = partial(request_sweep, agent_id=agent_id)
+    transaction.on_commit(lambda: send_or_defer(send, what=f"embedding {corpus}"))
 
 
 def embed_text(text: str, *, corpus: str | None = None) -> Embedding:
@@ -173,25 +185,63 @@ def corpus_embed(*, corpus: str, ids: Sequence, force: bool = False) -> EmbedRes
     """Embed the rows lacking a vector of the current model, or lacking token states of its
     token space when the corpus keeps them (all of the rows with `force`).
 
-    Idempotent. The embedder runs before any transaction; each vector (and its token states)
-    is written only if the row's embedded fields still hold the text that was embedded. An
-    EmbeddingError is recorded on the rows (error, attempts + 1); the caller decides about
-    retrying. A token capability that fails (TokenStateError) leaves the vectors to be
-    written alone: the rows stay in the token backlog.
+    Idempotent. Batches as `embed_rows`; an EmbeddingError is recorded on the batch that
+    met it and on the rows after it (error, attempts + 1): the caller decides about
+    retrying them all.
     """
     c = get_corpus(corpus)
     if c.embed is None:
         raise ValueError(f"corpus {c.name!r} keeps no vectors")
     embedder = get_embedder()
-    label = vector_label(embedder)
-    space = token_space(c, embedder)
     qs = c.model._default_manager.filter(pk__in=list(ids))
     if not force:
-        qs = qs.filter(_stale(c, label, space.label))
+        qs = qs.filter(_stale(c, vector_label(embedder), token_space(c, embedder).label))
     rows = list(qs.only("pk", *c.embed_fields).order_by(*c.order_fields))
     skipped = len(set(ids)) - len(rows)
-    if not rows:
-        return EmbedResult(embedded=0, failed=0, skipped=skipped, attempts=0)
+    embedded = 0
+    while rows:
+        batch = within_budget(c, rows)
+        result = embed_rows(c, batch)
+        if result.failed:
+            rest = [row.pk for row in rows[len(batch) :]]
+            if rest:
+                _record_failure(c, rest, result.error, 0)
+            return EmbedResult(
+                embedded=embedded,
+                failed=result.failed + len(rest),
+                skipped=skipped + result.skipped,
+                attempts=result.attempts,
+                error=result.error,
+            )
+        embedded += result.embedded
+        skipped += result.skipped
+        rows = rows[len(batch) :]
+    return EmbedResult(embedded=embedded, failed=0, skipped=skipped, attempts=0)
+
+
+def within_budget(c: Corpus, rows: list) -> list:
+    """The leading rows whose texts fit MEMORYHUB_EMBEDDING_BATCH_SIZE rows and
+    MEMORYHUB_EMBEDDING_BATCH_CHARS characters (always at least one row): one embedder call."""
+    size, budget = batch_size(), batch_chars()
+    taken, chars = 0, 0
+    for row in rows[:size]:
+        chars += len(c.embed(row)) if c.embed else 0
+        if taken and chars > budget:
+            break
+        taken += 1
+    return rows[:taken]
+
+
+def embed_rows(c: Corpus, rows: list) -> EmbedResult:
+    """Embed these rows (read with their `embed_fields`) in one embedder call and write them
+    in one statement, each only if its embedded fields still hold the text that was embedded,
+    with their token states when the embedder keeps them. An EmbeddingError is recorded on
+    the rows (error, attempts + 1). A token capability that fails (TokenStateError) leaves
+    the vectors to be written alone: the rows stay in the token backlog."""
+    assert c.embed is not None  # an embedding corpus
+    embedder = get_embedder()
+    label = vector_label(embedder)
+    space = token_space(c, embedder)
     texts = [c.embed(row) for row in rows]
     if space.error:
         logger.warning("%s: vectors without token states: %s", c.name, space.error)
@@ -205,30 +255,21 @@ def corpus_embed(*, corpus: str, ids: Sequence, force: bool = False) -> EmbedRes
         else:
             vectors = _embed_checked(embedder, texts)
     except EmbeddingError as exc:
-        return _record_failure(c, [row.pk for row in rows], str(exc), skipped)
+        return _record_failure(c, [row.pk for row in rows], str(exc), 0)
     written = _write_vectors(c, rows, vectors, label, codes, space.label)
-    return EmbedResult(
-        embedded=written, failed=0, skipped=skipped + len(rows) - written, attempts=0
-    )
+    return EmbedResult(embedded=written, failed=0, skipped=len(rows) - written, attempts=0)
 
 
 def _write_vectors(
     c: Corpus, rows: list, vectors: list[np.ndarray], label: str, codes, space: str
 ) -> int:
-    manager = c.model._default_manager
-    vector_field, model_field = c.vector_fields
-    done = []
+    """One UPDATE for the batch (apps/search/vector_write.py), then the written rows' states."""
     with transaction.atomic():
-        for i, (row, vector) in enumerate(zip(rows, vectors, strict=True)):
-            unchanged = {f: getattr(row, f) for f in c.embed_fields}
-            # One UPDATE per row: bulk_update's CASE over 384-d literals is slower on both DBs.
-            if manager.filter(pk=row.pk, **unchanged).update(
-                **{vector_field: vector, model_field: label, c.error_field: ""}
-            ):
-                done.append(i)
-        if codes is not None:
-            states_write(c, [(rows[i].pk, codes[i]) for i in done], space)
-    return len(done)
+        written = vectors_write(c, rows, vectors, label)
+        if codes is not None and written:
+            index = {row.pk: i for i, row in enumerate(rows)}
+            states_write(c, [(pk, codes[index[pk]]) for pk in written], space)
+    return len(written)
 
 
 def _record_failure(c: Corpus, ids: list, error: str, skipped: int) -> EmbedResult:

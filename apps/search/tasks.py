@@ -1,9 +1,33 @@
-"""The embedding pipeline's tasks, one pair for every corpus: thin, ids in, idempotent."""
+"""The embedding pipeline's tasks, the same for every corpus: thin, ids in, idempotent."""
 
 from celery import shared_task
 
-from apps.search import embedding
+from apps.search import embedding, sweeps
 from apps.search.corpora import embedding_corpora
+
+
+@shared_task(
+    bind=True,
+    name="search.embed_agent",
+    acks_late=True,
+    soft_time_limit=240,
+    time_limit=300,
+)
+def embed_agent_task(self, agent_id: int) -> int:
+    """Sweep one agent's rows without a vector, in batches (apps/search/sweeps.py). After a
+    failed batch (its attempts recorded on its rows) the sweep is queued again after the
+    backoff; one that reached the row limit is queued again at once, behind other agents'
+    sweeps. Eager runs (tests) leave both to the beat sweep."""
+    sweeps.sweep_started(agent_id)
+    result = sweeps.agent_embed(agent_id=agent_id, limit=embedding.sweep_limit())
+    if not self.request.is_eager:
+        if result.failed:  # rows now at the maximum are left out of the next read
+            sweeps.request_sweep(
+                agent_id=agent_id, countdown=embedding.retry_delay(result.attempts)
+            )
+        elif result.more:
+            sweeps.request_sweep(agent_id=agent_id)
+    return result.embedded
 
 
 @shared_task(

@@ -326,9 +326,13 @@ MEMORYHUB_TRUSTED_PROXIES = env.int("MEMORYHUB_TRUSTED_PROXIES", default=0)
 MEMORYHUB_KEY_TOUCH_SECONDS = env.int("MEMORYHUB_KEY_TOUCH_SECONDS", default=60)
 
 # The embedding pipeline (apps/search/embedding.py), the same for every corpus: rows per
-# task, attempts before a row waits for `manage.py reembed`, the first retry delay (doubling
-# each attempt), and rows the beat sweep enqueues per corpus and run.
-MEMORYHUB_EMBEDDING_BATCH_SIZE = env.int("MEMORYHUB_EMBEDDING_BATCH_SIZE", default=64)
+# batch (one embedder call, one UPDATE) and the characters a batch may hold (a remote API
+# limits a request's tokens; MiniLM pads each of its model batches to the longest text),
+# attempts before a row waits for `manage.py reembed`, the first retry delay (doubling each
+# attempt), and rows the beat sweep enqueues per corpus and run (also the rows one agent's
+# sweep takes before it queues itself again behind other agents').
+MEMORYHUB_EMBEDDING_BATCH_SIZE = env.int("MEMORYHUB_EMBEDDING_BATCH_SIZE", default=256)
+MEMORYHUB_EMBEDDING_BATCH_CHARS = env.int("MEMORYHUB_EMBEDDING_BATCH_CHARS", default=200_000)
 MEMORYHUB_EMBEDDING_MAX_ATTEMPTS = env.int("MEMORYHUB_EMBEDDING_MAX_ATTEMPTS", default=5)
 MEMORYHUB_EMBEDDING_RETRY_SECONDS = env.float("MEMORYHUB_EMBEDDING_RETRY_SECONDS", default=30.0)
 MEMORYHUB_EMBEDDING_SWEEP_LIMIT = env.int("MEMORYHUB_EMBEDDING_SWEEP_LIMIT", default=2000)
@@ -387,7 +391,9 @@ MEMORYHUB_PROVIDERS = {
                 "MEMORYHUB_EMBEDDER", default="apps.providers.embeddings.minilm.MiniLMEmbedder"
             ),
             "CONFIG": {
-                "THREADS": env.int("MEMORYHUB_EMBEDDING_THREADS", default=1),
+                # 0: every core this process may use (one worker per machine); with
+                # several workers or a busy web process on the machine, cores / processes.
+                "THREADS": env.int("MEMORYHUB_EMBEDDING_THREADS", default=0),
                 "BATCH_SIZE": 32,
             },
         }

@@ -1,5 +1,7 @@
 """Building providers from MEMORYHUB_PROVIDERS, caching them, and reporting their health."""
 
+import os
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
@@ -62,7 +64,19 @@ def test_without_an_embedding_entry_the_offline_minilm_is_used():
         embedder = get_embedder()
 
     assert isinstance(embedder, MiniLMEmbedder)
-    assert (embedder.threads, embedder.batch_size) == (1, 32)
+    # THREADS 0: every core this process may run on (one worker per machine)
+    assert (embedder.threads, embedder.batch_size) == (len(os.sched_getaffinity(0)), 32)
+
+
+def test_minilm_threads_are_the_given_count_or_every_available_core():
+    from apps.providers.embeddings.minilm import MiniLMEmbedder
+
+    cores = len(os.sched_getaffinity(0))
+    assert [MiniLMEmbedder(threads=t).threads for t in (0, 1, 3)] == [cores, 1, 3]
+    with pytest.raises(
+        ValueError, match=r"THREADS must be >= 0 \(0: every available core\), got -1"
+    ):
+        MiniLMEmbedder(threads=-1)
 
 
 def test_embed_texts_uses_the_configured_embedder():

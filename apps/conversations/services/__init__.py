@@ -277,7 +277,7 @@ def _append_once(
         _count_hot_bytes(session, to_create)
         Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
         working_memory.invalidate(session.id)
-        schedule_embedding(corpus="messages", ids=[m.id for m in to_create])
+        schedule_embedding(corpus="messages", agent_id=session.agent_id)
     return AppendResult(
         messages=ordered,
         created=len(to_create),

@@ -39,7 +39,7 @@ def category_get_or_create(
         defaults=emb.columns(),
     )
     if created and emb.vector is None:
-        schedule_embedding(corpus="categories", ids=[category.pk])
+        schedule_embedding(corpus="categories", agent_id=agent.pk)
     return category
 
 

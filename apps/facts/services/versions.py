@@ -57,7 +57,7 @@ def change_value(
     add_version(fact, old=old, new=value, by=by, reason=reason, at=now)
     states_replace(corpus="facts", pk=fact.pk, emb=emb)
     if emb.vector is None:
-        schedule_embedding(corpus="facts", ids=[fact.pk])
+        schedule_embedding(corpus="facts", agent_id=fact.agent_id)
     return fact
 
 
@@ -211,7 +211,7 @@ def fact_insert(
     fact.save()
     states_replace(corpus="facts", pk=fact.pk, emb=emb)
     if emb.vector is None:
-        schedule_embedding(corpus="facts", ids=[fact.pk])
+        schedule_embedding(corpus="facts", agent_id=fact.agent_id)
     return fact
 
 

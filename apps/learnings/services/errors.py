@@ -108,7 +108,7 @@ def _insert(agent: Agent, now: datetime, **fields: Any) -> ErrorRecord:
     record = ErrorRecord.objects.create(
         agent=agent, expires_at=expiry(agent, now), created_at=now, updated_at=now, **fields
     )
-    schedule_embedding(corpus="errors", ids=[record.pk])
+    schedule_embedding(corpus="errors", agent_id=agent.pk)
     return record
 
 

@@ -293,7 +293,7 @@ class _Consolidation(LifecycleStep[_Chunk, _Result]):
             text=first_line(made.history),
             owner=session.user,
         )
-        schedule_embedding(corpus="history", ids=[entry.pk])
+        schedule_embedding(corpus="history", agent_id=entry.agent_id)
         return {
             "history_entry_id": entry.pk,
             "memory": memory,

@@ -134,5 +134,6 @@ def history_import(*, agent: Agent, files: dict[str, str]) -> int:
                 row.agent = agent
                 new.append(row)
     created = HistoryEntry.objects.bulk_create(new)
-    schedule_embedding(corpus="history", ids=[row.pk for row in created])
+    if created:
+        schedule_embedding(corpus="history", agent_id=agent.pk)
     return len(created)

@@ -7,6 +7,7 @@ mean pooling averages, projected to TOKEN_DIMS by a shipped, checksummed project
 (fitted by bench/fit_token_projection.py) and quantised to int8.
 """
 
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -69,8 +70,9 @@ def _load_runtime(path: Path, threads: int) -> _Runtime:
     tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # noqa: S106 - not a password
 
     options = onnxruntime.SessionOptions()
-    # Pinned because on a 2-core box a worker using both cores while the web process also
-    # runs halves throughput (docs/providers.md); scale with processes, not threads.
+    # Pinned to the configured count: onnxruntime's own default spins a thread per core
+    # (docs/providers.md "Threads"); one worker per machine takes every core, several
+    # processes share them.
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
@@ -122,10 +124,22 @@ def _projection(path: Path) -> _Projection:
     return projection
 
 
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity, which container runtimes and
+    taskset narrow), not every core of the machine."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
 def runtime_options(threads: int | str, batch_size: int | str) -> tuple[int, int]:
-    """A MiniLM model's THREADS and BATCH_SIZE as ints; ValueError naming a bad one."""
-    if int(threads) < 1:
-        raise ValueError(f"THREADS must be >= 1, got {threads!r}")
+    """A MiniLM model's THREADS (0: every core available, `available_cores()`) and
+    BATCH_SIZE as ints; ValueError naming a bad one."""
+    if int(threads) < 0:
+        raise ValueError(f"THREADS must be >= 0 (0: every available core), got {threads!r}")
+    if int(threads) == 0:
+        threads = available_cores()
     if int(batch_size) < 1:
         raise ValueError(f"BATCH_SIZE must be >= 1, got {batch_size!r}")
     return int(threads), int(batch_size)
@@ -135,7 +149,8 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (384-d) computed in this process; nothing is downloaded.
 
     The model loads on first use, once per process; `threads` pins onnxruntime's intra-op
-    threads and `batch_size` bounds the texts run through the model at once.
+    threads (0: every core the process may use) and `batch_size` bounds the texts run
+    through the model at once.
     """
 
     name = MODEL_NAME
@@ -144,7 +159,7 @@ class MiniLMEmbedder:
     def __init__(
         self,
         *,
-        threads: int = 1,
+        threads: int = 0,
         batch_size: int = 32,
         model_path: str | None = None,
         token_projection_path: str | None = None,

@@ -4,6 +4,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from apps.providers._http import HttpFailure, check_base_url, post_json
 from apps.providers.embeddings.base import EmbeddingError, check_texts
 from apps.providers.guard import check_outside_transaction
@@ -84,16 +86,18 @@ class OpenAIEmbedder:
 
     def _vector(self, item: dict, endpoint: str) -> list[float]:
         raw = item.get("embedding")
-        if not isinstance(raw, list) or not all(
-            isinstance(x, (int, float)) and not isinstance(x, bool) for x in raw
-        ):
+        # Checked and normalised in numpy: per-float Python loops cost more than a fast
+        # server's whole answer (bench/embed_throughput.py). JSON numbers are int or float;
+        # bool is refused although numpy would take it as 1.0.
+        if not isinstance(raw, list) or not set(map(type, raw)) <= {int, float}:
             raise EmbeddingError(f"{endpoint} returned an embedding that is not a list of numbers")
         if len(raw) != self.dimensions:
             raise EmbeddingError(
                 f"{endpoint} returned {len(raw)}-d vectors for model {self.name!r}, "
                 f"configured DIMENSIONS is {self.dimensions}"
             )
-        norm = math.sqrt(math.fsum(float(x) * float(x) for x in raw))
+        array = np.asarray(raw, dtype=np.float64)
+        norm = float(np.sqrt(np.dot(array, array)))
         if not math.isfinite(norm) or norm == 0.0:
             raise EmbeddingError(f"{endpoint} returned a zero or non-finite vector")
-        return [float(x) / norm for x in raw]
+        return (array / norm).tolist()

@@ -1,0 +1,104 @@
+"""One pending embedding sweep per agent: many appends, one task, batches of rows.
+
+An append used to send one `search.embed` task for its 1-3 rows; the worker then paid a
+task, a transaction and a statement per handful of rows. Now a write asks for a sweep of
+its agent after commit (`request_sweep`): a short-lived marker in the shared cache, added
+when the sweep is queued and deleted when it starts, lets only the first write of a burst
+send `search.embed_agent`. A write that commits after the sweep started finds no marker
+and queues the next sweep; one that commits before sees its rows read by this one (the
+marker is deleted before the first read), so no row is left without a sweep. A marker whose
+task was lost expires after MARKER_SECONDS; the `search.embed_pending` beat sweep remains
+the safety net (broker down, cache down: `add` then reports "not added").
+
+The cache must be shared by the web processes and the workers: Redis (CACHE_URL), or the
+embedded default's file cache on one machine. A per-process cache (locmem) would keep a
+marker the worker never deletes; rows then wait for the marker to expire or for the beat.
+"""
+
+from dataclasses import dataclass
+
+from django.core.cache import cache
+
+from apps.search import embedding
+from apps.search.corpora import Corpus, embedding_corpora
+
+# Longer than a sweep normally waits in the queue; a lost sweep's marker blocks new ones
+# for at most this long (and the beat sweep runs every 5 minutes anyway).
+MARKER_SECONDS = 300
+
+
+def marker_key(agent_id: int) -> str:
+    return f"search:embed-agent:{agent_id}"
+
+
+def request_sweep(*, agent_id: int, countdown: float = 0.0) -> bool:
+    """Queue `search.embed_agent` for this agent unless one is already queued; True when this
+    call queued it. `countdown` delays it (a retry after a failure)."""
+    from apps.search.tasks import embed_agent_task  # the tasks module imports this one
+
+    if not cache.add(marker_key(agent_id), 1, timeout=MARKER_SECONDS + countdown):
+        return False
+    try:
+        if countdown:
+            embed_agent_task.apply_async((agent_id,), countdown=countdown)
+        else:
+            embed_agent_task.delay(agent_id)
+    except Exception:
+        cache.delete(marker_key(agent_id))  # not queued: the next write may try again
+        raise
+    return True
+
+
+def sweep_started(agent_id: int) -> None:
+    """Called first by the sweep, before it reads: a write committing from now on queues the
+    next sweep."""
+    cache.delete(marker_key(agent_id))
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    embedded: int
+    more: bool = False  # stopped at the row limit with rows left
+    failed: int = 0  # rows of the batches that failed (one per corpus at most)
+    attempts: int = 0  # highest attempt count among them
+
+
+def agent_embed(*, agent_id: int, limit: int) -> SweepResult:
+    """Embed the agent's rows without a vector (under the attempt limit, fewest attempts
+    first), every embedding corpus in turn, batch by batch (`embedding.embed_rows`), up to
+    `limit` rows tried. A batch the embedder fails ends its corpus's turn, not the others'
+    (a corpus's rows may fail for their own texts)."""
+    embedded, tried, failed, attempts = 0, 0, 0, 0
+    for c in embedding_corpora():
+        while True:
+            rows = _pending(c, agent_id)
+            if not rows:
+                break
+            if tried >= limit:
+                return SweepResult(embedded, more=True, failed=failed, attempts=attempts)
+            batch = embedding.within_budget(c, rows)
+            result = embedding.embed_rows(c, batch)
+            tried += len(batch)
+            if result.failed:
+                failed, attempts = failed + result.failed, max(attempts, result.attempts)
+                break
+            embedded += result.embedded
+            # A short read with nothing skipped took every pending row; a row committed
+            # since has queued the next sweep. Rows skipped (edited meanwhile) are read again.
+            if len(batch) == len(rows) < embedding.batch_size() and not result.skipped:
+                break
+    return SweepResult(embedded, failed=failed, attempts=attempts)
+
+
+def _pending(c: Corpus, agent_id: int) -> list:
+    """Up to a batch of the agent's rows without a vector, with their embedded fields (the
+    partial "pending embedding" index serves it)."""
+    qs = c.model._default_manager.filter(
+        **{
+            f"{c.agent_field}_id": agent_id,
+            f"{c.vector_fields[0]}__isnull": True,
+            f"{c.attempts_field}__lt": embedding.max_attempts(),
+        }
+    )
+    qs = qs.order_by(c.attempts_field, *c.order_fields).only("pk", *c.embed_fields)
+    return list(qs[: embedding.batch_size()])
