@@ -27,9 +27,16 @@ from apps.conversations.models import Message, Session, SessionMeta
 # Stands in for "no cutoff": every message of a session that never compacted is hot.
 EARLIEST = datetime(1, 1, 1, tzinfo=UTC)
 # PostgreSQL estimates `created_at >= <the session's cutoff>` at a third of the rows, so it
-# would hash-join a scan of every message; only the nested loop over the agent's sessions
-# reads the hot rows alone.
-_SESSION_DRIVEN = ("enable_hashjoin", "enable_mergejoin", "enable_seqscan", "enable_bitmapscan")
+# would hash-join a scan of every message, or (memoized per cutoff) range-scan the times of
+# every agent; only the nested loop over the agent's sessions, each read from its cutoff by
+# (session, created_at), reads the hot rows alone.
+_SESSION_DRIVEN = (
+    "enable_hashjoin",
+    "enable_mergejoin",
+    "enable_memoize",
+    "enable_seqscan",
+    "enable_bitmapscan",
+)
 
 
 def hot_rows(*, agent_id: int, queryset: QuerySet[Message] | None = None) -> QuerySet[Message]:
