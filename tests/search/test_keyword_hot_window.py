@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.db import connection
 
-from apps.conversations.hot_window import hot_matches, hot_matches_query, session_driven
+from apps.conversations.hot_window import hot_matches, hot_matches_query, postgres_hot_matches_sql
 from apps.conversations.models import Message, SessionMeta
 from apps.conversations.search import message_search
 from tests.factories import SessionFactory
@@ -90,35 +90,49 @@ def test_a_compaction_moves_rows_from_the_hot_leg_to_bm25(agent, session):
     ]
 
 
-def _message_rows_read(plan: dict) -> int:
-    """PostgreSQL: the rows the plan's scans of the messages table returned or filtered out."""
-    node, total = plan, 0
-    if node.get("Relation Name") == "conversations_message":
-        total += node["Actual Rows"] * node["Actual Loops"] + node.get("Rows Removed by Filter", 0)
-    return total + sum(_message_rows_read(child) for child in node.get("Plans", []))
+def _message_scans(plan: dict) -> list[tuple[str, str]]:
+    """PostgreSQL: (index, index condition) of each scan of the messages table in the plan."""
+    found = []
+    if plan.get("Relation Name") == "conversations_message":
+        found.append((plan.get("Index Name", plan["Node Type"]), plan.get("Index Cond", "")))
+    for child in plan.get("Plans", []):
+        found += _message_scans(child)
+    return found
 
 
-def test_the_hot_leg_reads_no_archived_row(agent, session):
+def test_the_hot_leg_reads_no_archived_row(agent, other_agent, session):
     archived = add(session, *[f"old sandbox {i}" for i in range(40)], start=T0)
-    hot = add(
-        session, "sandbox", "nothing", "sandbox again", start=datetime(2030, 1, 1, tzinfo=UTC)
-    )
+    later = datetime(2030, 1, 1, tzinfo=UTC)
+    hot = add(session, "sandbox", "nothing", "sandbox again", start=later)
     _cut(session, hot[0].created_at)
-    query = hot_matches_query(agent_id=agent.pk, text="sandbox", limit=10)
-    sql, params = query.query.sql_with_params()
-
-    with session_driven(), connection.cursor() as cursor:
+    # Archived rows newer than that cutoff, in another session and in another agent: a read
+    # of every row after the cutoff's time would see them.
+    for owner in (agent, other_agent):
+        elsewhere = SessionFactory(agent=owner, key=f"elsewhere-{owner.pk}")
+        archived += add(elsewhere, *[f"sandbox {i}" for i in range(20)], start=later + DAY)
+        archive_all(elsewhere)
+    with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
+            sql, params = postgres_hot_matches_sql(agent_id=agent.pk, text="sandbox", limit=10)
             cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}", params)
             value = cursor.fetchone()[0]
             (plan,) = json.loads(value) if isinstance(value, str) else value
         else:
+            query = hot_matches_query(agent_id=agent.pk, text="sandbox", limit=10)
+            sql, params = query.query.sql_with_params()
             cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
             plan = [row[-1] for row in cursor.fetchall()]
 
-    assert len(archived) == 40
+    assert len(archived) == 80
     if connection.vendor == "postgresql":
-        assert _message_rows_read(plan["Plan"]) == 3  # the 3 hot rows, none of the 40 archived
+        # one read per session, from its cutoff: no archived row of another session or agent
+        assert _message_scans(plan["Plan"]) == [
+            (
+                "message_session_time",
+                "((session_id = s.id) AND (created_at >= COALESCE(sm.start_at, "
+                "'0001-01-01 00:00:00+00'::timestamp with time zone)))",
+            )
+        ]
     else:
         assert any(
             "USING INDEX message_session_time (session_id=? AND created_at>?)" in step
