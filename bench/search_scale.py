@@ -1,4 +1,5 @@
-"""Search latency at scale: loads N synthetic messages for one agent, times every mode.
+"""Search latency at scale: loads N synthetic messages for one agent (or, with --agents A,
+N / A for each of A agents, each query against a random one of them), times every mode.
 
 Texts are real LoCoMo turns re-spoken by 200 speakers with extra words drawn from the
 corpus vocabulary; vectors are the MiniLM vectors of the source turns plus Gaussian noise
@@ -17,6 +18,11 @@ state's figure is the median over --runs passes of each pass's p50 and p95.
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/mh_bench_scale \\
     MEMORYHUB_DATA_DIR=/tmp/mh-bench-scale \\
         .venv/bin/python bench/search_scale.py --messages 100000 --out var/search_scale.json
+
+Many agents (issue 29): `--messages 100000 --agents 100` and `--messages 1000000 --agents
+1000` hold 1,000 messages per agent; per-agent latency must not grow with the total. The
+sizes of the messages table, its indexes and the BM25 side tables are printed and kept in
+the run's record.
 """
 
 import os

@@ -94,7 +94,10 @@ def _message_scans(plan: dict) -> list[tuple[str, str]]:
     """PostgreSQL: (index, index condition) of each scan of the messages table in the plan."""
     found = []
     if plan.get("Relation Name") == "conversations_message":
-        found.append((plan.get("Index Name", plan["Node Type"]), plan.get("Index Cond", "")))
+        # A bitmap heap scan reads what its bitmap index scan found: that one names the index.
+        index = plan["Plans"][0] if plan["Node Type"] == "Bitmap Heap Scan" else plan
+        found.append((index.get("Index Name", plan["Node Type"]), index.get("Index Cond", "")))
+        return found
     for child in plan.get("Plans", []):
         found += _message_scans(child)
     return found
