@@ -1,4 +1,5 @@
-"""Search latency at scale: loads N synthetic messages for one agent, times every mode.
+"""Search latency at scale: loads N synthetic messages for one agent (or, with --agents A,
+N / A for each of A agents, each query against a random one of them), times every mode.
 
 Texts are real LoCoMo turns re-spoken by 200 speakers with extra words drawn from the
 corpus vocabulary; vectors are the MiniLM vectors of the source turns plus Gaussian noise
@@ -17,6 +18,11 @@ state's figure is the median over --runs passes of each pass's p50 and p95.
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/mh_bench_scale \\
     MEMORYHUB_DATA_DIR=/tmp/mh-bench-scale \\
         .venv/bin/python bench/search_scale.py --messages 100000 --out var/search_scale.json
+
+Many agents (issue 29): `--messages 100000 --agents 100` and `--messages 1000000 --agents
+1000` hold 1,000 messages per agent; per-agent latency must not grow with the total. The
+sizes of the messages table, its indexes and the BM25 side tables are printed and kept in
+the run's record.
 """
 
 import os
@@ -68,6 +74,13 @@ def parse_args() -> argparse.Namespace:
         help="PostgreSQL: load,vacuum (default both); SQLite: optimize (the only one)",
     )
     p.add_argument("--agent", default="scale-bench")
+    p.add_argument(
+        "--agents",
+        type=int,
+        default=1,
+        help="spread --messages over this many agents (<agent>-0, -1, ...); each timed "
+        "query goes to a random one of them",
+    )
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--data", type=Path, default=DATA, help=f"LoCoMo JSON (default {DATA})")
     p.add_argument("--load-only", action="store_true", help="load (and index) only, no queries")
@@ -77,6 +90,8 @@ def parse_args() -> argparse.Namespace:
         p.error(f"LoCoMo data not found at {args.data}: pass --data PATH/locomo-dev.json")
     if not os.environ.get("MEMORYHUB_DATA_DIR"):
         p.error("set MEMORYHUB_DATA_DIR to a folder of its own (the default is the real store)")
+    if args.agents < 1 or args.messages % args.agents:
+        p.error("--messages must be a multiple of --agents")
     args.per_mode = dict.fromkeys(args.modes.split(","), args.queries)
     for item in filter(None, args.mode_queries.split(",")):
         mode, _, n = item.partition("=")
@@ -122,7 +137,7 @@ class Pass:
 @dataclass
 class Result:
     backend: str
-    messages: int
+    messages: int  # in all, over `agents` agents
     mode: str
     state: str
     queries: int
@@ -130,6 +145,7 @@ class Result:
     p95_ms: float  # median over the passes of each pass's p95
     passes: list[Pass]
     table_state: dict = field(default_factory=dict)
+    agents: int = 1
 
 
 def load_locomo(path: Path) -> tuple[list[str], list[str]]:
@@ -158,8 +174,9 @@ def check_embedder() -> str:
     return f"{name} ({vector_label(embedder)})"
 
 
-def load(agent: Agent, turns: list[str], n: int, session_size: int, seed: int) -> dict:
-    """Load n messages (HNSW built afterwards on PostgreSQL); return the phase timings."""
+def load(agents: list[Agent], turns: list[str], n: int, session_size: int, seed: int) -> dict:
+    """Load n messages, n / len(agents) per agent (HNSW built afterwards on PostgreSQL);
+    return the phase timings."""
     embedder = get_embedder()
     print(f"embedding {len(turns)} source turns...", flush=True)
     found = embedder.embed_with_tokens(turns)  # MiniLM: vectors and token states, one run
@@ -170,10 +187,10 @@ def load(agent: Agent, turns: list[str], n: int, session_size: int, seed: int) -
         with connection.cursor() as c:
             c.execute(f"DROP INDEX IF EXISTS {HNSW}")
     t0 = time.perf_counter()
-    _insert_messages(agent, turns, base, states, n, session_size, seed)
+    _insert_messages(agents, turns, base, states, n, session_size, seed)
     timings = {"load_s": round(time.perf_counter() - t0, 1)}
     print(f"loaded {n} in {timings['load_s']}s", flush=True)
-    _compact_all(agent)
+    _compact_all(agents)
     if pg:
         t0 = time.perf_counter()
         with connection.cursor() as c:
@@ -190,7 +207,9 @@ def load(agent: Agent, turns: list[str], n: int, session_size: int, seed: int) -
     return timings
 
 
-def _insert_messages(agent, turns, base, states, n: int, session_size: int, seed: int) -> None:
+def _insert_messages(agents, turns, base, states, n: int, session_size: int, seed: int) -> None:
+    """n messages in batches of 5,000 rows (the BM25 triggers are per statement): agent
+    after agent, n / len(agents) each, in sessions of session_size."""
     rng = random.Random(seed)
     nrng = np.random.default_rng(seed)
     vocab = sorted({w for t in turns for w in t.split() if w.isalpha() and len(w) > 3})
@@ -201,10 +220,12 @@ def _insert_messages(agent, turns, base, states, n: int, session_size: int, seed
     tokens: list[MessageTokens] = []
     space, codes = states
     session = None
+    per_agent = n // len(agents)
     for i in range(n):
-        if i % session_size == 0:
+        agent, local = agents[i // per_agent], i % per_agent
+        if local % session_size == 0:
             session = Session.objects.create(
-                agent=agent, key=f"s{i // session_size}", created_at=start
+                agent=agent, key=f"s{local // session_size}", created_at=start
             )
         j = rng.randrange(len(turns))
         extra = " ".join(rng.choice(vocab) for _ in range(rng.randint(0, 6)))
@@ -237,13 +258,13 @@ def _insert_messages(agent, turns, base, states, n: int, session_size: int, seed
             print(f"  {i + 1} messages, {time.perf_counter() - t0:.0f}s", flush=True)
 
 
-def _compact_all(agent: Agent) -> None:
+def _compact_all(agents: list[Agent]) -> None:
     """Make the whole history archive, so keyword mode runs BM25 over all of it.
 
     Done at load time so that every state measures the same rows; hybrid, semantic and
     contains ignore the cutoff.
     """
-    missing = Session.objects.filter(agent=agent, meta__isnull=True)
+    missing = Session.objects.filter(agent__in=agents, meta__isnull=True)
     SessionMeta.objects.bulk_create(
         [SessionMeta(session=s, start_at=ARCHIVE_CUTOFF) for s in missing.only("id")],
         batch_size=1000,
@@ -302,12 +323,13 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
-def time_pass(agent: Agent, mode: str, queries: list[str]) -> Pass:
-    """One timed pass of `queries` in `mode`, after reading the load average."""
+def time_pass(mode: str, queries: list[tuple[Agent, str]]) -> Pass:
+    """One timed pass of `queries` (each for its agent) in `mode`, after reading the load
+    average."""
     load1 = round(os.getloadavg()[0], 2)
     api_mode = API_MODES.get(mode, mode)
     times, found = [], []
-    for q in queries:
+    for agent, q in queries:
         t0 = time.perf_counter()
         result = message_search(agent=agent, query=q, mode=api_mode, k=10)
         times.append((time.perf_counter() - t0) * 1000)
@@ -320,7 +342,7 @@ def time_pass(agent: Agent, mode: str, queries: list[str]) -> Pass:
     )
 
 
-def measure(agent: Agent, state: str, questions: list[str], args, size: int) -> list[Result]:
+def measure(agents: list[Agent], state: str, questions: list[str], args, size: int) -> list[Result]:
     """Every mode in one state, after printing the tables' vacuum state."""
     tables = table_state()
     for name, t in tables.items():
@@ -330,8 +352,11 @@ def measure(agent: Agent, state: str, questions: list[str], args, size: int) -> 
         )
     results = []
     for mode, n in args.per_mode.items():
-        queries = random.Random(args.seed).sample(questions, min(n, len(questions)))
-        passes = measure_mode(agent, state, mode, queries, args.runs)
+        rng = random.Random(args.seed)
+        # Each question against a random agent: per-agent latency, whatever the agent count.
+        picked = rng.sample(questions, min(n, len(questions)))
+        queries = [(rng.choice(agents), q) for q in picked]
+        passes = measure_mode(agents, state, mode, queries, args.runs)
         result = Result(
             backend=connection.vendor,
             messages=size,
@@ -342,6 +367,7 @@ def measure(agent: Agent, state: str, questions: list[str], args, size: int) -> 
             table_state=tables,
             p50_ms=round(statistics.median(p.p50_ms for p in passes), 1),
             p95_ms=round(statistics.median(p.p95_ms for p in passes), 1),
+            agents=len(agents),
         )
         print(
             f"{state:8s} {mode:13s} median of {args.runs}: p50 {result.p50_ms:7.1f} ms  "
@@ -352,18 +378,20 @@ def measure(agent: Agent, state: str, questions: list[str], args, size: int) -> 
     return results
 
 
-def measure_mode(agent: Agent, state: str, mode: str, queries: list[str], runs: int) -> list[Pass]:
+def measure_mode(
+    agents: list[Agent], state: str, mode: str, queries: list[tuple[Agent, str]], runs: int
+) -> list[Pass]:
     """5 untimed warm-up queries, then `runs` timed passes over `queries`."""
     api_mode = API_MODES.get(mode, mode)
-    agent_update_settings(
-        agent=agent, changes={"rerank": False if mode == "hybrid_fused" else None}
-    )
-    agent.refresh_from_db()
-    for q in queries[:5]:
+    rerank = {"rerank": False if mode == "hybrid_fused" else None}
+    for agent in {a.pk: a for a, _ in queries}.values():
+        agent_update_settings(agent=agent, changes=rerank)
+        agent.refresh_from_db()
+    for agent, q in queries[:5]:
         message_search(agent=agent, query=q, mode=api_mode, k=10)
     passes = []
     for run in range(1, runs + 1):
-        one = time_pass(agent, mode, queries)
+        one = time_pass(mode, queries)
         passes.append(one)
         print(
             f"{state:8s} {mode:13s} pass {run}  load {one.load1:4.2f}  "
@@ -384,11 +412,11 @@ def states_for(args) -> list[str]:
 def write_out(path: Path, results: list[Result], meta: dict) -> None:
     """Merge into `path`: a new result replaces the one for the same backend/size/mode/state."""
     doc = json.loads(path.read_text()) if path.exists() else {"results": [], "runs": []}
-    keys = {(r.backend, r.messages, r.mode, r.state) for r in results}
+    keys = {(r.backend, r.messages, r.agents, r.mode, r.state) for r in results}
     doc["results"] = [
         r
         for r in doc["results"]
-        if (r["backend"], r["messages"], r["mode"], r["state"]) not in keys
+        if (r["backend"], r["messages"], r.get("agents", 1), r["mode"], r["state"]) not in keys
     ] + [asdict(r) | {"run": meta["started"]} for r in results]
     doc["runs"].append(meta)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -421,24 +449,69 @@ def main(args: argparse.Namespace) -> None:
             meta["autovacuum"] = c.fetchone()[0]
         print(f"autovacuum: {meta['autovacuum']}")
     turns, questions = load_locomo(args.data)
-    team, _ = Team.objects.get_or_create(name="bench")
-    agent, _ = Agent.objects.get_or_create(slug=args.agent, defaults={"team": team})
-    have = Message.objects.filter(agent=agent).count()
+    agents = bench_agents(args)
+    have = Message.objects.filter(agent__in=agents).count()
     if have and have != args.messages:
-        raise SystemExit(f"agent {args.agent} has {have} messages; use a new --agent")
+        raise SystemExit(f"agents {args.agent}* have {have} messages; use a new --agent")
     if have:
-        print(f"agent {args.agent} already has {have} messages: reusing them")
-        _compact_all(agent)  # agents loaded by older versions of this script
+        print(f"agents {args.agent}* already have {have} messages: reusing them")
+        _compact_all(agents)  # agents loaded by older versions of this script
     else:
-        meta["load"] = load(agent, turns, args.messages, args.session_size, args.seed)
+        meta["load"] = load(agents, turns, args.messages, args.session_size, args.seed)
+    meta["sizes"] = relation_sizes()
+    for name, size in meta["sizes"].items():
+        print(f"  size {name}: {size / 2**20:,.1f} MiB")
     results = []
     if not args.load_only:
-        results = run_states(agent, questions, args, meta)
+        results = run_states(agents, questions, args, meta)
     if args.out:
         write_out(args.out, results, meta)
 
 
-def run_states(agent: Agent, questions: list[str], args, meta: dict) -> list[Result]:
+def bench_agents(args) -> list[Agent]:
+    """`--agent` alone, or `--agents` of them named <agent>-0, <agent>-1, ..."""
+    team, _ = Team.objects.get_or_create(name="bench")
+    slugs = [args.agent] if args.agents == 1 else [f"{args.agent}-{i}" for i in range(args.agents)]
+    existing = {a.slug: a for a in Agent.objects.filter(slug__in=slugs)}
+    Agent.objects.bulk_create([Agent(slug=s, team=team) for s in slugs if s not in existing])
+    by_slug = {a.slug: a for a in Agent.objects.filter(slug__in=slugs)}
+    return [by_slug[s] for s in slugs]
+
+
+def relation_sizes() -> dict[str, int]:
+    """PostgreSQL: bytes of the messages table's heap, each of its indexes (HNSW, trigram,
+    btrees), and every other conversations_* table with its indexes and TOAST (the BM25
+    side tables, token states)."""
+    if connection.vendor != "postgresql":
+        return {}
+    with connection.cursor() as c:
+        c.execute(
+            "SELECT i.relname, pg_relation_size(i.oid) FROM pg_index x "
+            "JOIN pg_class i ON i.oid = x.indexrelid "
+            "WHERE x.indrelid = 'conversations_message'::regclass ORDER BY 2 DESC"
+        )
+        indexes = c.fetchall()
+        c.execute(
+            "SELECT pg_relation_size('conversations_message'), "
+            "pg_total_relation_size('conversations_message')"
+        )
+        heap, total = c.fetchone()
+        others = [t for t in conversation_tables() if t != "conversations_message"]
+        c.execute(
+            "SELECT relname, pg_total_relation_size(oid) FROM pg_class "
+            "WHERE relname = ANY(%s) AND relkind = 'r' ORDER BY 2 DESC",
+            [others],
+        )
+        tables = c.fetchall()
+    return {
+        "conversations_message (heap)": heap,
+        **{f"index {name}": size for name, size in indexes},
+        "conversations_message (total, with TOAST and indexes)": total,
+        **{f"{name} (total)": size for name, size in tables},
+    }
+
+
+def run_states(agents: list[Agent], questions: list[str], args, meta: dict) -> list[Result]:
     """Measure each state in order; VACUUM ANALYZE comes between PostgreSQL's two."""
     results = []
     for state in states_for(args):
@@ -448,11 +521,11 @@ def run_states(agent: Agent, questions: list[str], args, meta: dict) -> list[Res
         elif state == "load" and any(t["last_vacuum"] for t in table_state().values()):
             print("WARNING: these tables were vacuumed since the load; 'load' is not fresh")
         print(
-            f"\n{connection.vendor}, {args.messages} messages, state {state}, k=10, "
-            f"{args.runs} passes per mode",
+            f"\n{connection.vendor}, {args.messages} messages over {len(agents)} agents, "
+            f"state {state}, k=10, {args.runs} passes per mode",
             flush=True,
         )
-        results += measure(agent, state, questions, args, args.messages)
+        results += measure(agents, state, questions, args, args.messages)
     return results
 
 

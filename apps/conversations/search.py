@@ -16,6 +16,7 @@ from django.db.models import F, Q, QuerySet
 
 from apps.agents.models import Agent
 from apps.agents.users import EVERYONE, Audience
+from apps.conversations.hot_window import hot_matches
 from apps.conversations.models import Message, Role, Session
 from apps.core.errors import InvalidInput
 from apps.core.replicas import on_replica
@@ -24,7 +25,7 @@ from apps.search.adjacency import adjacent
 from apps.search.corpora import get_corpus
 from apps.search.hybrid import Scope, agent_ranking, hybrid_search
 from apps.search.legs import contains_search, keyword_search, vector_search
-from apps.search.ranking import FusedHit, LegRank, single
+from apps.search.ranking import FusedHit, Hit, LegRank, single
 
 CORPUS = "messages"
 MODES = ("semantic", "keyword", "hybrid", "contains")
@@ -173,17 +174,11 @@ def _hybrid(r: _Request) -> list[FusedHit]:
 
 def _keyword(r: _Request) -> list[FusedHit]:
     """Seed 000: hot window by substring, archive by full text; a message is in exactly one."""
-    archived = _archived()
-    hot = contains_search(
-        CORPUS,
-        agent_id=r.agent.id,
-        text=r.query.strip(),
-        limit=r.k,
-        queryset=_narrowed(r, ~archived),
-        order_by=("-created_at", "-id"),
-    )
+    # The hot leg reads each session's hot rows only (apps/conversations/hot_window.py).
+    ids = hot_matches(agent_id=r.agent.id, text=r.query.strip(), limit=r.k, queryset=r.scope)
+    hot = [Hit(object_id=pk, score=1.0, leg="contains", corpus=CORPUS) for pk in ids]
     archive = keyword_search(
-        CORPUS, agent_id=r.agent.id, query=r.query, limit=r.k, queryset=_narrowed(r, archived)
+        CORPUS, agent_id=r.agent.id, query=r.query, limit=r.k, queryset=_narrowed(r, _archived())
     )
     return (single(hot) + single(archive))[: r.k]
 
