@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.conversations.models import Message, MessageTokens
 from apps.facts.models import Category, Fact
-from apps.facts.services import fact_save
+from apps.facts.services import fact_save, fact_update
 from apps.learnings.models import ErrorRecord
 from apps.learnings.services.errors import error_record_create
 from apps.providers.embeddings.fake import HashEmbedder
@@ -228,4 +228,57 @@ def test_a_row_edited_during_its_batch_is_embedded_again_with_its_new_text(
     late.refresh_from_db()
     assert late.embedding.tolist() == pytest.approx(_hashed("Moved last May").tolist())
     # the append during the sweep found no marker (the sweep dropped it) and queued the next
+    assert sent == [("search.embed_agent", (agent.pk,))] * 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_fact_edited_through_its_service_during_its_batch_keeps_no_stale_vector(
+    settings, llm_server, agent
+):
+    # given a fact whose new value waits for the pipeline (the admin's edit: embed_now=False)
+    use_embedder(settings, HASH)
+    fact = fact_save(agent=agent, content="Lives in Berlin", category="profile").fact
+    _remote(settings, llm_server)
+    stale = _hashed("Lives in Lisbon")
+    gate = Gate(then=Embeddings([stale.tolist()]))
+    llm_server.script(gate)
+    with broker_only() as sent:
+        fact = fact_update(agent=agent, fact=fact, changed_by="admin", value="Lives in Lisbon",
+                           embed_now=False)  # fmt: skip
+        fact.refresh_from_db()
+        assert fact.embedding is None
+        result = {}
+
+        def sweep() -> None:  # what the worker runs
+            try:
+                result["embedded"] = embed_agent_task.apply(args=(agent.pk,)).get()
+            finally:
+                connection.close()
+
+        thread = threading.Thread(target=sweep)
+        thread.start()
+        try:
+            assert gate.entered.wait(10)
+            # when a person edits the value again while "Lives in Lisbon" is in the embedder
+            fact_update(agent=agent, fact=Fact.objects.get(pk=fact.pk), changed_by="admin",
+                        value="Lives in Hamburg", embed_now=False)  # fmt: skip
+        finally:
+            gate.open()
+            thread.join(30)
+
+    # then the Lisbon vector was refused and the sweep embedded the value the fact holds now
+    assert [r.body["input"] for r in llm_server.requests] == [
+        ["Lives in Lisbon"], ["Lives in Hamburg"],
+    ]  # fmt: skip
+    assert result["embedded"] == 1
+    fact.refresh_from_db()
+    assert fact.value == "Lives in Hamburg"
+    assert fact.embedding.tolist() == pytest.approx(_hashed("Lives in Hamburg").tolist())
+    assert not np.allclose(fact.embedding, stale)
+    assert list(fact.versions.order_by("number").values_list("old_value", "new_value")) == [
+        ("", "Lives in Berlin"),
+        ("Lives in Berlin", "Lives in Lisbon"),
+        ("Lives in Lisbon", "Lives in Hamburg"),
+    ]  # fmt: skip
+    # each edit queued a sweep: the one during the sweep found no marker (the sweep dropped it)
     assert sent == [("search.embed_agent", (agent.pk,))] * 2
