@@ -91,3 +91,16 @@ def test_unknown_session_is_404(api):
     assert api.get("/sessions/no-such-key").status_code == 404
     assert api.post(f"/sessions/{uuid.uuid4()}/reset").status_code == 404
     assert api.delete(f"/sessions/{uuid.uuid4()}").json() == {"detail": "session not found"}
+
+
+@pytest.mark.django_db
+def test_updating_a_session_removed_since_it_was_read_is_not_found_and_writes_nothing(session):
+    # the fuzz found a 500 here: the row went between the read and the save
+    from apps.conversations.services import session_update
+    from apps.core.errors import NotFound
+
+    Session.objects.filter(pk=session.pk).delete()
+
+    with pytest.raises(NotFound, match="session not found"):
+        session_update(session=session, title="Renamed")
+    assert not Session.objects.filter(pk=session.pk).exists()

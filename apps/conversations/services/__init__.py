@@ -27,7 +27,7 @@ from apps.conversations.models import (
     Summary,
 )
 from apps.conversations.services.pop import message_pop as message_pop
-from apps.core.errors import Conflict, InvalidInput, PayloadTooLarge
+from apps.core.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
 from apps.core.fields import to_utc
 from apps.providers.tokens import count_tokens_batch
 from apps.search.embedding import schedule_embedding
@@ -108,7 +108,11 @@ def session_update(
     if metadata is not None:
         session.metadata = metadata
         fields.append("metadata")
-    session.save(update_fields=fields)
+    with transaction.atomic():
+        # Removed since it was read (a concurrent DELETE or erasure): a 404, not a failed save.
+        if not Session.objects.select_for_update().filter(pk=session.pk).exists():
+            raise NotFound("session not found", loc=["path", "session_id"])
+        session.save(update_fields=fields)
     return session
 
 
