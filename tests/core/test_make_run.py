@@ -12,15 +12,9 @@ from pathlib import Path
 from django.conf import settings
 
 from bench._http import free_port
+from tests.support.services import INHERITED_OUT
 
 ROOT = Path(settings.BASE_DIR)
-INHERITED_OUT = (
-    "DJANGO_SETTINGS_MODULE",
-    "DATABASE_URL",
-    "DATABASE_REPLICA_URL",
-    "CELERY_BROKER_URL",
-    "CACHE_URL",
-)
 
 
 def _read_until(fd: int, pattern: str, timeout: float) -> str:

@@ -60,6 +60,22 @@ def _hashed(text: str) -> np.ndarray:
     return np.asarray(HashEmbedder().embed([text])[0], dtype=np.float32)
 
 
+def _sweep_in_background(agent_id: int) -> tuple[threading.Thread, dict]:
+    """Start what the worker runs for this agent in a thread with its own connection; the
+    thread and where it leaves the count embedded."""
+    result: dict = {}
+
+    def sweep() -> None:
+        try:
+            result["embedded"] = embed_agent_task.apply(args=(agent_id,)).get()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=sweep)
+    thread.start()
+    return thread, result
+
+
 @pytest.mark.django_db
 def test_many_appends_queue_one_sweep_per_agent(session, other_agent, embed_now):
     theirs = SessionFactory(agent=other_agent, key="other")
@@ -196,16 +212,7 @@ def test_a_row_edited_during_its_batch_is_embedded_again_with_its_new_text(
     llm_server.script(gate)
     with broker_only() as sent:
         [msg] = add(session, "Lives in Berlin")
-        result = {}
-
-        def sweep() -> None:  # what the worker runs
-            try:
-                result["embedded"] = embed_agent_task.apply(args=(agent.pk,)).get()
-            finally:
-                connection.close()
-
-        thread = threading.Thread(target=sweep)
-        thread.start()
+        thread, result = _sweep_in_background(agent.pk)
         try:
             assert gate.entered.wait(10)
             # when the text changes, and another message arrives, while the old text is
@@ -247,16 +254,7 @@ def test_a_fact_edited_through_its_service_during_its_batch_keeps_no_stale_vecto
                            embed_now=False)  # fmt: skip
         fact.refresh_from_db()
         assert fact.embedding is None
-        result = {}
-
-        def sweep() -> None:  # what the worker runs
-            try:
-                result["embedded"] = embed_agent_task.apply(args=(agent.pk,)).get()
-            finally:
-                connection.close()
-
-        thread = threading.Thread(target=sweep)
-        thread.start()
+        thread, result = _sweep_in_background(agent.pk)
         try:
             assert gate.entered.wait(10)
             # when a person edits the value again while "Lives in Lisbon" is in the embedder
