@@ -1,4 +1,5 @@
 import pytest
+from celery._state import _set_task_join_will_block
 from django.conf import settings
 from django.core.cache import cache
 from django.test import Client
@@ -29,6 +30,16 @@ def _fresh_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _celery_join_flag():
+    """Celery's eager apply_async saves and restores a process-wide "a join would block"
+    flag around the task; request threads running eager tasks at once (test_concurrency)
+    can restore it in the wrong order and leave it set, and every later `.get()` of an
+    eager result then raises "Never call result.get() within a task"."""
+    yield
+    _set_task_join_will_block(False)
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ corpus, up to MEMORYHUB_EMBEDDING_BATCH_SIZE rows (and MEMORYHUB_EMBEDDING_BATCH
 characters) at a time: one embedder call and one UPDATE per batch. A failure is recorded
 on the batch's rows (error text, attempt count) and the sweep is queued again with
 exponential backoff up to MEMORYHUB_EMBEDDING_MAX_ATTEMPTS; the `search.embed_pending` beat
-sweep picks up whatever is left, a capped number per corpus and run, as `search.embed` tasks
-of ids.
+sweep queues the same per-agent sweep for every agent with rows left, and `search.embed`
+tasks of ids only for rows missing token states (and for `reembed --enqueue`).
 Rows past the maximum stay `failed` until `manage.py reembed` (one row that fails for its
 own content would otherwise fail every batch it is swept into). The embedder is never
 called inside a transaction.
@@ -282,22 +282,33 @@ def _record_failure(c: Corpus, ids: list, error: str, skipped: int) -> EmbedResu
     return EmbedResult(embedded=0, failed=len(ids), skipped=skipped, attempts=attempts, error=error)
 
 
-def pending_ids(*, corpus: str, limit: int) -> list:
-    """Rows still without a vector and under the attempt limit, fewest attempts first; then,
-    up to the same limit, rows with a current vector but no current token states (the
-    backfill of rows embedded before their corpus kept states)."""
+@dataclass(frozen=True)
+class PendingWork:
+    """What the beat sweep found in one corpus: the agents with rows still without a vector
+    (at most `limit` rows looked at), and rows whose token states are missing."""
+
+    rows: int
+    agent_ids: frozenset[int]
+    backfill_ids: list
+
+
+def pending_work(*, corpus: str, limit: int) -> PendingWork:
+    """Up to `limit` rows still without a vector and under the attempt limit (fewest attempts
+    first) and their agents; then, up to the same limit, rows with a current vector but no
+    current token states (the backfill of rows embedded before their corpus kept states)."""
     c = get_corpus(corpus)
     under = {f"{c.attempts_field}__lt": max_attempts()}
     qs = c.model._default_manager.filter(**{f"{c.vector_field}__isnull": True}, **under)
     qs = qs.order_by(c.attempts_field, *c.order_fields)
-    ids = list(qs.values_list("pk", flat=True)[:limit])
+    agents = list(qs.values_list(f"{c.agent_field}_id", flat=True)[:limit])
+    backfill: list = []
     space = token_space(c)
-    if space.label and len(ids) < limit:
+    if space.label and len(agents) < limit:
         label = vector_label()
-        backfill = c.model._default_manager.filter(missing(c, space.label), **under)
-        backfill = backfill.filter(**{c.vector_fields[1]: label}).order_by(*c.order_fields)
-        ids += list(backfill.values_list("pk", flat=True)[: limit - len(ids)])
-    return ids
+        rows = c.model._default_manager.filter(missing(c, space.label), **under)
+        rows = rows.filter(**{c.vector_fields[1]: label}).order_by(*c.order_fields)
+        backfill = list(rows.values_list("pk", flat=True)[: limit - len(agents)])
+    return PendingWork(len(agents) + len(backfill), frozenset(agents), backfill)
 
 
 def stale_ids(

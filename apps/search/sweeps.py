@@ -10,9 +10,15 @@ marker is deleted before the first read), so no row is left without a sweep. A m
 task was lost expires after MARKER_SECONDS; the `search.embed_pending` beat sweep remains
 the safety net (broker down, cache down: `add` then reports "not added").
 
+One sweep of an agent runs at a time (`agent_sweep`): two at once would read the same rows
+without a vector and both pay the model for them. A sweep that finds another running leaves
+it a note ("sweep again") and returns; the running one reads again after its pass while the
+note is there, so no write is left without a sweep and no row is embedded twice.
+
 The cache must be shared by the web processes and the workers: Redis (CACHE_URL), or the
 embedded default's file cache on one machine. A per-process cache (locmem) would keep a
 marker the worker never deletes; rows then wait for the marker to expire or for the beat.
+A cache that cannot be reached fails open: sweeps run, possibly side by side, as without it.
 """
 
 from dataclasses import dataclass
@@ -25,10 +31,21 @@ from apps.search.corpora import Corpus, embedding_corpora
 # Longer than a sweep normally waits in the queue; a lost sweep's marker blocks new ones
 # for at most this long (and the beat sweep runs every 5 minutes anyway).
 MARKER_SECONDS = 300
+# Longer than the task's time limit (search.embed_agent, 300 s): a sweep killed without its
+# `finally` holds the agent's lock at most this long.
+RUNNING_SECONDS = 330
 
 
 def marker_key(agent_id: int) -> str:
     return f"search:embed-agent:{agent_id}"
+
+
+def running_key(agent_id: int) -> str:
+    return f"search:embed-agent-running:{agent_id}"
+
+
+def again_key(agent_id: int) -> str:
+    return f"search:embed-agent-again:{agent_id}"
 
 
 def request_sweep(*, agent_id: int, countdown: float = 0.0) -> bool:
@@ -49,18 +66,53 @@ def request_sweep(*, agent_id: int, countdown: float = 0.0) -> bool:
     return True
 
 
-def sweep_started(agent_id: int) -> None:
-    """Called first by the sweep, before it reads: a write committing from now on queues the
-    next sweep."""
-    cache.delete(marker_key(agent_id))
-
-
 @dataclass(frozen=True)
 class SweepResult:
     embedded: int
     more: bool = False  # stopped at the row limit with rows left
     failed: int = 0  # rows of the batches that failed (one per corpus at most)
     attempts: int = 0  # highest attempt count among them
+
+
+def agent_sweep(*, agent_id: int, limit: int) -> SweepResult:
+    """The task's body: `agent_embed` up to `limit` rows, unless another sweep of this agent
+    is running, in which case that one is told to read again and this returns at once."""
+    # The marker goes first (a write from now on queues the next sweep), and an old note with
+    # it: a note left after this point makes this sweep read again before it ends.
+    cache.delete_many([marker_key(agent_id), again_key(agent_id)])
+    total = SweepResult(0)
+    while _lock(agent_id):
+        try:
+            result = agent_embed(agent_id=agent_id, limit=limit - total.embedded)
+        finally:
+            cache.delete(running_key(agent_id))
+        embedded = total.embedded + result.embedded
+        total = SweepResult(
+            embedded,
+            more=result.more or embedded >= limit,
+            failed=total.failed + result.failed,
+            attempts=max(total.attempts, result.attempts),
+        )
+        # Another sweep left a note during this pass: its rows may have come after this
+        # pass's reads. Read again, unless this sweep stops for its own reasons (the row
+        # limit, a failed batch: the task queues the next sweep then).
+        if total.more or total.failed or cache.get(again_key(agent_id)) is None:
+            break
+        cache.delete(again_key(agent_id))
+    return total
+
+
+def _lock(agent_id: int) -> bool:
+    """Take the agent's sweep lock; False, with a note left for its holder, when another
+    sweep holds it. The note is left before the second try, so a holder unlocking between
+    the two tries either lets this one take the lock or finds the note after unlocking."""
+    for _ in range(2):
+        if cache.add(running_key(agent_id), 1, timeout=RUNNING_SECONDS):
+            return True
+        if cache.get(running_key(agent_id)) is None:
+            return True  # the cache is unreachable (or the lock just expired): fail open
+        cache.set(again_key(agent_id), 1, timeout=RUNNING_SECONDS)
+    return False
 
 
 def agent_embed(*, agent_id: int, limit: int) -> SweepResult:
@@ -84,7 +136,8 @@ def agent_embed(*, agent_id: int, limit: int) -> SweepResult:
                 break
             embedded += result.embedded
             # A short read with nothing skipped took every pending row; a row committed
-            # since has queued the next sweep. Rows skipped (edited meanwhile) are read again.
+            # since has queued the next sweep or left a note for this one (`agent_sweep`).
+            # Rows skipped (edited meanwhile) are read again.
             if len(batch) == len(rows) < embedding.batch_size() and not result.skipped:
                 break
     return SweepResult(embedded, failed=failed, attempts=attempts)

@@ -14,12 +14,12 @@ from apps.search.corpora import embedding_corpora
     time_limit=300,
 )
 def embed_agent_task(self, agent_id: int) -> int:
-    """Sweep one agent's rows without a vector, in batches (apps/search/sweeps.py). After a
+    """Sweep one agent's rows without a vector, in batches, one sweep of an agent at a time
+    (apps/search/sweeps.py). After a
     failed batch (its attempts recorded on its rows) the sweep is queued again after the
     backoff; one that reached the row limit is queued again at once, behind other agents'
     sweeps. Eager runs (tests) leave both to the beat sweep."""
-    sweeps.sweep_started(agent_id)
-    result = sweeps.agent_embed(agent_id=agent_id, limit=embedding.sweep_limit())
+    result = sweeps.agent_sweep(agent_id=agent_id, limit=embedding.sweep_limit())
     if not self.request.is_eager:
         if result.failed:  # rows now at the maximum are left out of the next read
             sweeps.request_sweep(
@@ -49,12 +49,19 @@ def embed_task(self, corpus: str, ids: list) -> int:
 
 @shared_task(name="search.embed_pending", acks_late=True, soft_time_limit=50, time_limit=60)
 def embed_pending_task(limit: int | None = None) -> int:
-    """Beat sweep: enqueue rows still without a vector (under max attempts), at most `limit`
-    (MEMORYHUB_EMBEDDING_SWEEP_LIMIT) per corpus; returns how many were enqueued."""
+    """Beat sweep, the safety net behind the writes' own sweeps: `search.embed_agent` for each
+    agent with rows still without a vector (under max attempts), `search.embed` batches for
+    rows missing token states; returns how many rows it found (at most `limit` per corpus)."""
     limit = limit or embedding.sweep_limit()
-    total = 0
+    agent_ids: set[int] = set()
+    found = 0
     for corpus in embedding_corpora():
-        ids = embedding.pending_ids(corpus=corpus.name, limit=limit)
-        embedding.enqueue_embedding(corpus=corpus.name, ids=ids)
-        total += len(ids)
-    return total
+        work = embedding.pending_work(corpus=corpus.name, limit=limit)
+        agent_ids |= work.agent_ids
+        embedding.enqueue_embedding(corpus=corpus.name, ids=work.backfill_ids)
+        found += work.rows
+    # Straight to the queue, past the marker: a marker whose sweep was lost must not hold the
+    # rows back, and a sweep that finds another running costs one cache round trip.
+    for agent_id in sorted(agent_ids):
+        embed_agent_task.delay(agent_id)
+    return found

@@ -280,3 +280,51 @@ def test_a_fact_edited_through_its_service_during_its_batch_keeps_no_stale_vecto
     ]  # fmt: skip
     # each edit queued a sweep: the one during the sweep found no marker (the sweep dropped it)
     assert sent == [("search.embed_agent", (agent.pk,))] * 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_sweep_started_while_another_runs_calls_no_model_and_leaves_it_a_note(
+    settings, llm_server, agent
+):
+    # given a sweep holding "first" in the embedder (another worker process, in effect)
+    session = SessionFactory(agent=agent, key="two-sweeps")
+    _remote(settings, llm_server)
+    gate = Gate(then=Embeddings([_hashed("first").tolist()]))
+    llm_server.script(gate, Embeddings([_hashed("second").tolist()]))
+    with broker_only():
+        [first] = add(session, "first")
+        thread, result = _sweep_in_background(agent.pk)
+        try:
+            assert gate.entered.wait(10)
+            # when another message commits and the sweep it queued runs meanwhile
+            [second] = add(session, "second", start=T0 + timedelta(minutes=1))
+            assert embed_agent_task.apply(args=(agent.pk,)).get() == 0
+        finally:
+            gate.open()
+            thread.join(30)
+
+    # then the second sweep called no model ("first" was in flight) and the first one read
+    # again on its note: each text went to the embedder once
+    assert [r.body["input"] for r in llm_server.requests] == [["first"], ["second"]]
+    assert result["embedded"] == 2
+    for row, text in ((first, "first"), (second, "second")):
+        row.refresh_from_db()
+        assert row.embedding.tolist() == pytest.approx(_hashed(text).tolist())
+
+
+@pytest.mark.django_db
+def test_with_the_cache_unreachable_a_sweep_still_runs(settings, session):
+    # given rows without a vector, and a cache nobody answers at (Redis on a closed port)
+    rows = add(session, "one", "two")
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "apps.core.cache.TolerantRedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+        }
+    }
+
+    # when the worker sweeps the agent, then it embeds them: the lock fails open
+    assert embed_agent_task.apply(args=(session.agent_id,)).get() == 2
+    assert [m.embedding_model for m in Message.objects.filter(pk__in=[r.pk for r in rows])] == [
+        "fake-hash@384"
+    ] * 2

@@ -75,7 +75,9 @@ def test_status_counts_every_corpus_for_the_calling_agent(settings, api, other_a
 
 
 @pytest.mark.django_db
-def test_the_sweep_takes_a_capped_number_per_corpus(settings, session):
+def test_the_beats_sweep_of_an_agent_stops_at_its_row_limit_and_the_next_takes_the_rest(
+    settings, session
+):
     settings.MEMORYHUB_EMBEDDING_SWEEP_LIMIT = 2
     use_embedder(settings, BROKEN)
     add(session, "one", "two", "three")
@@ -83,13 +85,16 @@ def test_the_sweep_takes_a_capped_number_per_corpus(settings, session):
         fact_save(agent=session.agent, content=text, category="profile")
     use_embedder(settings, HASH)
 
-    # two messages, two facts, the one category
+    # the beat looks at two rows per corpus: two messages, two facts, the one category
     assert embed_pending_task() == 5
 
-    assert Message.objects.filter(embedding__isnull=True).count() == 1
-    assert Fact.objects.filter(embedding__isnull=True).count() == 1
+    # the agent's sweep stopped after the batch that reached 2 rows: the category's (1 row),
+    # then the facts' (3); the messages wait for the next sweep
     assert Category.objects.filter(embedding__isnull=True).count() == 0
+    assert Fact.objects.filter(embedding__isnull=True).count() == 0
+    assert Message.objects.filter(embedding__isnull=True).count() == 3
     assert embed_pending_task() == 2
+    assert Message.objects.filter(embedding__isnull=True).count() == 0
     assert embed_pending_task() == 0
 
 
