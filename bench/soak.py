@@ -1,18 +1,22 @@
 """Soak on PostgreSQL: many writers and searchers for minutes; nothing lost, nothing doubled.
 
     .venv/bin/python bench/soak.py [--seconds 300] [--writers 16] [--searchers 4]
+                                   [--minilm] [--workers 1]
 
 Self-contained: a private PostgreSQL cluster (initdb on a free port, fsync on) or an empty
 database given with --database-url, a private redis-server (broker and cache), a loopback
-OpenAI-compatible embeddings server (HashEmbedder vectors, no model), this tree's web server
-(gunicorn, --web-workers x --threads) and a real Celery worker, all on production settings.
+OpenAI-compatible embeddings server (HashEmbedder vectors, no model; with --minilm the local
+MiniLM instead, the production default, one thread per worker), this tree's web server
+(gunicorn, --web-workers x --threads) and --workers real Celery workers, all on production
+settings.
 
 For --seconds, --writers threads append 1-3 messages per request (each with an idempotency
 key) to sessions spread over --agents agents, and --searchers threads search them in
 hybrid, keyword and semantic mode in turn. Then the messages in the database are counted
 against those acknowledged (201). Reported: appends and messages acknowledged, messages
 present, duplicates, server errors (5xx and transport failures), p50/p95/p99 latency per
-operation, the embedding backlog once drained, and the load average during the run.
+operation, the embedding backlog when the writers stopped and the seconds it took to drain,
+and the load average during the run.
 Exit status 1 unless present == acknowledged, 0 duplicates and 0 server errors.
 """
 
@@ -124,12 +128,22 @@ def count_messages(url: str) -> tuple[int, int, set[str]]:
     return len(contents), len(set(contents)), set(contents)
 
 
+PENDING = "SELECT count(*) FROM conversations_message WHERE embedding IS NULL"
+
+
+def _embedder_env(args: argparse.Namespace, loopback: str) -> dict[str, str]:
+    """The loopback HashEmbedder server, or (--minilm) the local model on one thread per
+    worker process."""
+    if args.minilm:
+        return {"MEMORYHUB_EMBEDDING_THREADS": "1"}
+    return {"MEMORYHUB_EMBEDDING_URL": loopback, "MEMORYHUB_EMBEDDING_MODEL": "soak-hash"}
+
+
 def drain_embeddings(url: str, timeout: float) -> tuple[int, float]:
     """Wait (bounded) for the worker to embed every message: (rows left, seconds waited)."""
     start = time.monotonic()
-    sql = "SELECT count(*) FROM conversations_message WHERE embedding IS NULL"
     while True:
-        left = int(psql(url, sql)[0][0])
+        left = int(psql(url, PENDING)[0][0])
         if left == 0 or time.monotonic() - start > timeout:
             return left, time.monotonic() - start
         time.sleep(1)
@@ -140,7 +154,8 @@ def run(args: argparse.Namespace, work: Path) -> dict:
     threading.Thread(target=embeddings.serve_forever, daemon=True).start()
     cluster = None if args.database_url else PostgresCluster(fsync=True)
     broker = RedisServer(work)
-    web = worker = None
+    web = None
+    workers: list[WorkerProcess] = []
     try:
         url = args.database_url or cluster.init(database="memoryhub_soak").url()
         broker.start()
@@ -149,13 +164,15 @@ def run(args: argparse.Namespace, work: Path) -> dict:
             DATABASE_URL=url,
             CELERY_BROKER_URL=broker.url(0),
             CACHE_URL=broker.url(1),
-            MEMORYHUB_EMBEDDING_URL=embeddings.url,
-            MEMORYHUB_EMBEDDING_MODEL="soak-hash",
+            **_embedder_env(args, embeddings.url),
         )
         migrate(env)
         keys = [create_agent(env, f"soak-{a}") for a in range(args.agents)]
         web = WebServer(env, work / "web.log", workers=args.web_workers, threads=args.threads)
-        worker = WorkerProcess(env=env, log=work / "worker.log", whole_env=True)
+        workers = [
+            WorkerProcess(env=env, log=work / f"worker-{n}.log", whole_env=True)
+            for n in range(args.workers)
+        ]
         apis = [web.api(k, timeout=60) for k in keys]
         sessions = []
         for n in range(args.writers):
@@ -184,8 +201,9 @@ def run(args: argparse.Namespace, work: Path) -> dict:
         elapsed = time.monotonic() - began
         load_end = os.getloadavg()
 
-        rows, distinct, present = count_messages(url)
+        backlog = int(psql(url, PENDING)[0][0])
         left, drained = drain_embeddings(url, args.drain_seconds)
+        rows, distinct, present = count_messages(url)
         log = web.log_tail(10**7)
         return {
             "rec": rec,
@@ -193,6 +211,7 @@ def run(args: argparse.Namespace, work: Path) -> dict:
             "rows": rows,
             "distinct": distinct,
             "present": present,
+            "embedding_backlog": backlog,
             "embedding_left": left,
             "drain_seconds": drained,
             "load": load,
@@ -201,7 +220,7 @@ def run(args: argparse.Namespace, work: Path) -> dict:
             "database": "private cluster (fsync on)" if cluster else "given --database-url",
         }
     finally:
-        for service in (worker, web):
+        for service in (*workers, web):
             if service is not None:
                 service.stop()
         broker.stop()
@@ -224,7 +243,9 @@ def report(args: argparse.Namespace, r: dict) -> int:
     print(
         f"soak: {r['elapsed']:.0f} s, {args.writers} writers + {args.searchers} searchers, "
         f"{args.agents} agents, gunicorn {args.web_workers} x {args.threads} threads, "
-        f"1 celery worker (solo), PostgreSQL: {r['database']}, {os.cpu_count()} CPUs"
+        f"{args.workers} celery worker(s) (solo), embedder: "
+        f"{'MiniLM, 1 thread each' if args.minilm else 'loopback hash'}, "
+        f"PostgreSQL: {r['database']}, {os.cpu_count()} CPUs"
     )
     print(f"appends answered: {appends} ({appends / r['elapsed']:.1f}/s), "
           f"201: {rec.statuses['append'].get(201, 0)}")  # fmt: skip
@@ -247,8 +268,8 @@ def report(args: argparse.Namespace, r: dict) -> int:
     print(f"load average (1 min, sampled every 5 s): mean {sum(load) / len(load):.2f}, "
           f"max {max(load):.2f}; at the end 1/5/15 min: "
           f"{' / '.join(f'{x:.2f}' for x in r['load_end'])}")  # fmt: skip
-    print(f"embeddings: {r['embedding_left']} messages still unembedded after "
-          f"{r['drain_seconds']:.0f} s of draining")  # fmt: skip
+    print(f"embeddings: {r['embedding_backlog']} messages unembedded when the writers stopped, "
+          f"{r['embedding_left']} after {r['drain_seconds']:.0f} s of draining")  # fmt: skip
     problems = []
     if missing or len(present) != len(ack) or extra:
         problems.append("present != acknowledged")
@@ -269,6 +290,8 @@ def main() -> int:
     parser.add_argument("--web-workers", type=int, default=3, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
     parser.add_argument("--drain-seconds", type=float, default=120)
+    parser.add_argument("--workers", type=int, default=1, help="Celery worker processes")
+    parser.add_argument("--minilm", action="store_true", help="the local MiniLM, not loopback")
     parser.add_argument("--database-url", default="", help="an empty database (default: private)")
     parser.add_argument("--keep", default="", help="a directory to keep the logs in")
     args = parser.parse_args()
