@@ -37,6 +37,7 @@ def figures(r: dict) -> dict:
         "lag bytes": max((s[4] for s in samples), default=-1.0),
         "replica missing": r["rows"] - r["replica_rows"],
         "bytes/msg": (r["size"] - r["size0"]) / max(r["rows"], 1),
+        "texts/embedded": r["embedder_texts"] / max(moved, 1),
         "load mean": sum(loads) / len(loads), "load max": max(loads),
     }  # fmt: skip
 
@@ -59,7 +60,8 @@ def report_shape(args, r: dict) -> None:
     print(
         f"== ({r['n']}, {r['m']}): {r['n']} web x {args.web_workers} x {args.threads} "
         f"threads, {r['m']} workers, {r['elapsed']:.0f} s, {args.writers} writers, "
-        f"{args.searchers} searchers, {args.contexts} context readers, {os.cpu_count()} CPUs"
+        f"{args.searchers} searchers, {args.contexts} context readers, {args.agents} agents, "
+        f"embedder {args.embed_ms_per_text:g} ms per text, {os.cpu_count()} CPUs"
     )
     print(
         f"appends/s {f['appends/s']:.1f}, messages/s {f['messages/s']:.1f}, embeddings/s "
@@ -73,7 +75,9 @@ def report_shape(args, r: dict) -> None:
         print(f"  {op:16} n={len(s):6d}  p50 {ms(s, 50):>5} ms  p95 {ms(s, 95):>5} ms")
     print(
         f"embedding lag: {f['backlog']} rows pending when the writers stopped, "
-        f"{r['left']} left after {r['drain']:.1f} s of draining [load {r['load_end']:.1f}]"
+        f"{r['left']} left after {r['drain']:.1f} s of draining [load {r['load_end']:.1f}]; "
+        f"the embedder got {r['embedder_texts']} texts, {f['texts/embedded']:.2f} per "
+        "embedded message (search and context queries count too)"
     )
     print(
         f"messages: {r['rows']} rows, acknowledged {len(rec.acknowledged)}; lost "
@@ -118,8 +122,10 @@ def summary(args, results: list[dict]) -> int:
         first, last = figures(results[0]), figures(results[-1])
         ratio = last["pipeline/s"] / first["pipeline/s"] if first["pipeline/s"] else float("nan")
         print(
-            f"\nmessages through the pipeline, ({results[-1]['n']}, {results[-1]['m']}) / "
-            f"({results[0]['n']}, {results[0]['m']}): {ratio:.2f}x"
+            f"\npipeline (messages embedded / (load + drain s)), ({results[-1]['n']}, "
+            f"{results[-1]['m']}) / ({results[0]['n']}, {results[0]['m']}): "
+            f"{last['pipeline/s']:.1f} / {first['pipeline/s']:.1f} = {ratio:.2f}x "
+            f"[load mean {last['load mean']:.1f} / {first['load mean']:.1f}]"
         )
     print("FAIL" if failed else "PASS: nothing lost, doubled or unacknowledged in any shape")
     return 1 if failed else 0

@@ -5,7 +5,8 @@
 Self-contained, every part its own process, as on separate machines: a private PostgreSQL
 primary (initdb, fsync on) and one streaming replica of it (pg_basebackup -R, its own port),
 a private redis-server (broker and cache, no persistence), a loopback OpenAI-compatible
-embeddings server (HashEmbedder vectors, answers at once), and per shape N x gunicorn
+embeddings server (HashEmbedder vectors; at once, or after --embed-ms-per-text ms per text
+of a request, a sleep standing in for a remote model), and per shape N x gunicorn
 (memoryhub.wsgi, --web-workers x --threads, each its own port and data dir), M x
 `celery worker` (one task at a time) and one beat, all on production settings.
 The web processes get DATABASE_REPLICA_URL (the replica), for read routing once it exists.
@@ -33,7 +34,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -48,7 +49,7 @@ from bench.soak import (  # noqa: E402
     searcher,
     writer,
 )
-from tests.support.celery_process import WorkerProcess  # noqa: E402
+from tests.support.celery_process import ProcessGroup, WorkerProcess  # noqa: E402
 from tests.support.services import (  # noqa: E402
     PostgresCluster,
     RedisServer,
@@ -106,42 +107,18 @@ def start_primary(primary: PostgresCluster) -> None:
         raise RuntimeError(f"wal_level is {level}: a streaming replica needs replica")
 
 
-class Process:
-    """A child in its own process group (beat, the embeddings server): stop() ends them all."""
-
-    def __init__(self, command: list[str], env: dict[str, str], log: Path, cwd: Path) -> None:
-        self.out: IO[bytes] = log.open("ab")
-        self.process = subprocess.Popen(
-            command,
-            cwd=cwd,
-            env=env,
-            stdout=self.out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(10)
-        self.out.close()
-
-
-def start_embeddings(work: Path) -> tuple[Process, str]:
+def start_embeddings(work: Path, ms_per_text: float) -> tuple[ProcessGroup, str]:
     """This file's --serve-embeddings in its own process (not a thread of the clients' GIL)."""
     url_file = work / "embeddings.url"
-    command = [sys.executable, __file__, "--serve-embeddings", str(url_file)]
-    proc = Process(command, dict(os.environ), work / "embeddings.log", ROOT)
+    command = [sys.executable, __file__, "--serve-embeddings", str(url_file),
+               "--embed-ms-per-text", str(ms_per_text)]  # fmt: skip
+    proc = ProcessGroup(command, env=dict(os.environ), log=work / "embeddings.log")
     url = wait_for(lambda: url_file.exists() and url_file.read_text().strip(), 30, "embeddings")
     return proc, url
 
 
-def serve_embeddings(url_file: str) -> int:
-    server = SlowEmbeddings(0.0)
+def serve_embeddings(url_file: str, ms_per_text: float) -> int:
+    server = SlowEmbeddings(0.0, per_text=ms_per_text / 1000)
     Path(url_file).write_text(server.url + "\n")
     server.serve_forever()
     return 0
@@ -179,7 +156,7 @@ class Shape:
 
     webs: list[WebServer] = field(default_factory=list)
     workers: list[WorkerProcess] = field(default_factory=list)
-    beat: Process | None = None
+    beat: ProcessGroup | None = None
 
     def stop(self) -> None:
         for service in [*([self.beat] if self.beat else []), *self.workers, *self.webs]:
@@ -198,7 +175,9 @@ def start_shape(args, n: int, m: int, envs, work: Path) -> Shape:
             log = work / f"worker{i}.log"
             shape.workers.append(WorkerProcess(env=envs(f"worker{i}"), log=log, whole_env=True))
         beat = [*"-m celery -A memoryhub beat -l INFO --scheduler".split(), BEAT_SCHEDULER]
-        shape.beat = Process([sys.executable, *beat], envs("beat"), work / "beat.log", work)
+        shape.beat = ProcessGroup(
+            [sys.executable, *beat], env=envs("beat"), log=work / "beat.log", cwd=work
+        )
         for w in shape.workers:  # tasks queued before a worker is up would flatter its rate
             wait_for(lambda w=w: " ready." in w.log.read_text(errors="replace"), 90, "worker")
     except BaseException:
@@ -289,6 +268,11 @@ def prepare_template(args, cluster: dict, work: Path) -> list[str]:
     return [create_agent(env, f"cluster-{a}") for a in range(args.agents)]
 
 
+def embedder_texts(url: str) -> int:
+    """Texts the embeddings server has embedded since it started."""
+    return int(fetch("GET", url + "/stats", timeout=30).json()["texts"])
+
+
 def run_shape(args, index: int, shape: tuple[int, int], cluster: dict, work: Path) -> dict:
     """(N, M) on a fresh copy of the template and an empty Redis; all stopped on return."""
     (n, m), db = shape, f"memoryhub_{index}_n{shape[0]}m{shape[1]}"
@@ -298,7 +282,7 @@ def run_shape(args, index: int, shape: tuple[int, int], cluster: dict, work: Pat
     shape_dir = work / db
     shape_dir.mkdir()
     size0 = int(psql(url, "SELECT pg_database_size(current_database())")[0][0])
-    began = time.monotonic()
+    texts0, began = embedder_texts(cluster["embeddings"]), time.monotonic()
     services = start_shape(args, n, m, lambda name: shape_env(cluster, db, shape_dir / name),
                            shape_dir)  # fmt: skip
     print(f"({n}, {m}): {n} web, {m} workers and beat up in {time.monotonic() - began:.0f} s "
@@ -310,6 +294,7 @@ def run_shape(args, index: int, shape: tuple[int, int], cluster: dict, work: Pat
     r["replica_rows"], r["replica_seconds"] = replica_catch_up(url, replica_url, r["rows"])
     r["size"] = int(psql(url, "SELECT pg_database_size(current_database())")[0][0])
     r["size0"], r["n"], r["m"] = size0, n, m
+    r["embedder_texts"] = embedder_texts(cluster["embeddings"]) - texts0
     return r
 
 
@@ -321,7 +306,7 @@ def run(args, work: Path) -> list[dict]:
         start_primary(primary)
         replica.follow(primary)
         redis.start()
-        embeddings, embeddings_url = start_embeddings(work)
+        embeddings, embeddings_url = start_embeddings(work, args.embed_ms_per_text)
         cluster = {"primary": primary, "replica": replica, "redis": redis,
                    "embeddings": embeddings_url}  # fmt: skip
         cluster["keys"] = prepare_template(args, cluster, work)
@@ -367,13 +352,21 @@ def main() -> int:
     parser.add_argument("--web-workers", type=int, default=2, help="gunicorn workers per web")
     parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
     parser.add_argument("--drain-seconds", type=float, default=120)
+    parser.add_argument(
+        "--embed-ms-per-text",
+        type=float,
+        default=0.0,
+        help="the embeddings server sleeps this many ms per text of a request (0: at once)",
+    )
     parser.add_argument("--keep", default="", help="a directory to keep the logs in")
     parser.add_argument("--serve-embeddings", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()  # fmt: skip
     if min(args.agents, args.writers, args.web_workers, args.threads) < 1:
         parser.error("--agents, --writers, --web-workers and --threads need at least 1")
+    if args.embed_ms_per_text < 0:
+        parser.error("--embed-ms-per-text cannot be negative")
     if args.serve_embeddings:
-        return serve_embeddings(args.serve_embeddings)
+        return serve_embeddings(args.serve_embeddings, args.embed_ms_per_text)
     # SIGTERM (a CI timeout, kill) unwinds like Ctrl-C: every finally stops its processes.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if args.keep:

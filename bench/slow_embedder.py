@@ -62,11 +62,15 @@ CLEARED = (
 
 
 class SlowEmbeddings(ThreadingHTTPServer):
+    """Each request sleeps `delay` + `per_text` x its texts (no CPU: a remote model or GPU
+    stands in), one thread per request so concurrent callers overlap."""
+
     daemon_threads = True
 
-    def __init__(self, delay: float) -> None:
+    def __init__(self, delay: float, per_text: float = 0.0) -> None:
         super().__init__(("127.0.0.1", 0), EmbeddingsHandler)
         self.delay = delay
+        self.per_text = per_text
         self.embedder = HashEmbedder(dimensions=384)
         self.calls: list[tuple[float, float, int]] = []  # (start, end, texts), perf_counter
         self.lock = threading.Lock()
@@ -79,6 +83,15 @@ class SlowEmbeddings(ThreadingHTTPServer):
 class EmbeddingsHandler(BaseHTTPRequestHandler):
     server: SlowEmbeddings
 
+    def do_GET(self) -> None:
+        """`/v1/stats`: calls answered and texts embedded so far (for a server in another
+        process)."""
+        if self.path.rstrip("/") != "/v1/stats":
+            return self._answer(404, {"error": {"message": f"no route {self.path}"}})
+        with self.server.lock:
+            calls = list(self.server.calls)
+        self._answer(200, {"calls": len(calls), "texts": sum(c[2] for c in calls)})
+
     def do_POST(self) -> None:
         start = time.perf_counter()
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -90,7 +103,7 @@ class EmbeddingsHandler(BaseHTTPRequestHandler):
             texts = [texts] if isinstance(texts, str) else list(texts)
         except (ValueError, KeyError, TypeError) as exc:
             return self._answer(400, {"error": {"message": f"bad request: {exc}"}})
-        time.sleep(self.server.delay)
+        time.sleep(self.server.delay + self.server.per_text * len(texts))
         vectors = self.server.embedder.embed(texts)
         self._answer(
             200,
