@@ -10,38 +10,36 @@ marker is deleted before the first read), so no row is left without a sweep. A m
 task was lost expires after MARKER_SECONDS; the `search.embed_pending` beat sweep remains
 the safety net (broker down, cache down: `add` then reports "not added").
 
-One sweep of an agent runs at a time (`agent_sweep`): two at once would read the same rows
-without a vector and both pay the model for them. A sweep that finds another running leaves
-it a note ("sweep again") and returns; the running one reads again after its pass while the
-note is there, so no write is left without a sweep and no row is embedded twice.
+One sweep of an agent runs at a time (`agent_sweep`, under apps/search/sweep_lock.py's lock,
+which dies with its holder): two at once would read the same rows without a vector and both
+pay the model for them. A sweep that finds another running leaves it a note in the cache
+("sweep again") and returns; the running one reads again after its pass while the note is
+there, so no write is left without a sweep and no row is embedded twice.
 
 The cache must be shared by the web processes and the workers: Redis (CACHE_URL), or the
 embedded default's file cache on one machine. A per-process cache (locmem) would keep a
 marker the worker never deletes; rows then wait for the marker to expire or for the beat.
-A cache that cannot be reached fails open: sweeps run, possibly side by side, as without it.
+With the cache unreachable, notes are lost: rows committed during a sweep then wait for
+the beat sweep, as their sweep request would have.
 """
 
 from dataclasses import dataclass
 
 from django.core.cache import cache
 
-from apps.search import embedding
+from apps.search import embedding, sweep_lock
 from apps.search.corpora import Corpus, embedding_corpora
 
 # Longer than a sweep normally waits in the queue; a lost sweep's marker blocks new ones
 # for at most this long (and the beat sweep runs every 5 minutes anyway).
 MARKER_SECONDS = 300
-# Longer than the task's time limit (search.embed_agent, 300 s): a sweep killed without its
-# `finally` holds the agent's lock at most this long.
-RUNNING_SECONDS = 330
+# Longer than the task's time limit (search.embed_agent, 300 s): a note outlives the sweep
+# it was left for.
+NOTE_SECONDS = 330
 
 
 def marker_key(agent_id: int) -> str:
     return f"search:embed-agent:{agent_id}"
-
-
-def running_key(agent_id: int) -> str:
-    return f"search:embed-agent-running:{agent_id}"
 
 
 def again_key(agent_id: int) -> str:
@@ -81,11 +79,11 @@ def agent_sweep(*, agent_id: int, limit: int) -> SweepResult:
     # it: a note left after this point makes this sweep read again before it ends.
     cache.delete_many([marker_key(agent_id), again_key(agent_id)])
     total = SweepResult(0)
-    while _lock(agent_id):
+    while release := _lock(agent_id):
         try:
             result = agent_embed(agent_id=agent_id, limit=limit - total.embedded)
         finally:
-            cache.delete(running_key(agent_id))
+            release()
         embedded = total.embedded + result.embedded
         total = SweepResult(
             embedded,
@@ -102,17 +100,15 @@ def agent_sweep(*, agent_id: int, limit: int) -> SweepResult:
     return total
 
 
-def _lock(agent_id: int) -> bool:
-    """Take the agent's sweep lock; False, with a note left for its holder, when another
-    sweep holds it. The note is left before the second try, so a holder unlocking between
-    the two tries either lets this one take the lock or finds the note after unlocking."""
+def _lock(agent_id: int) -> sweep_lock.Release | None:
+    """Take the agent's sweep lock (its release), or None, with a note left for its holder,
+    when another sweep holds it. The note is left before the second try, so a holder
+    unlocking between the two tries either lets this one lock or finds the note after."""
     for _ in range(2):
-        if cache.add(running_key(agent_id), 1, timeout=RUNNING_SECONDS):
-            return True
-        if cache.get(running_key(agent_id)) is None:
-            return True  # the cache is unreachable (or the lock just expired): fail open
-        cache.set(again_key(agent_id), 1, timeout=RUNNING_SECONDS)
-    return False
+        if release := sweep_lock.try_lock(agent_id):
+            return release
+        cache.set(again_key(agent_id), 1, timeout=NOTE_SECONDS)
+    return None
 
 
 def agent_embed(*, agent_id: int, limit: int) -> SweepResult:

@@ -323,7 +323,8 @@ def test_with_the_cache_unreachable_a_sweep_still_runs(settings, session):
         }
     }
 
-    # when the worker sweeps the agent, then it embeds them: the lock fails open
+    # when the worker sweeps the agent, then it embeds them: the lock is the database's, and
+    # only the notes between sweeps are lost
     assert embed_agent_task.apply(args=(session.agent_id,)).get() == 2
     assert [m.embedding_model for m in Message.objects.filter(pk__in=[r.pk for r in rows])] == [
         "fake-hash@384"
