@@ -98,6 +98,10 @@ def sweep_limit() -> int:
     return int(settings.MEMORYHUB_EMBEDDING_SWEEP_LIMIT)
 
 
+def sweep_seconds() -> float:
+    return float(settings.MEMORYHUB_EMBEDDING_SWEEP_SECONDS)
+
+
 def retry_delay(attempts: int) -> float:
     """Exponential backoff: base * 2^(attempts-1), capped at an hour."""
     base = float(settings.MEMORYHUB_EMBEDDING_RETRY_SECONDS)

@@ -23,6 +23,8 @@ With the cache unreachable, notes are lost: rows committed during a sweep then w
 the beat sweep, as their sweep request would have.
 """
 
+import math
+import time
 from dataclasses import dataclass
 
 from django.core.cache import cache
@@ -73,15 +75,16 @@ class SweepResult:
 
 
 def agent_sweep(*, agent_id: int, limit: int) -> SweepResult:
-    """The task's body: `agent_embed` up to `limit` rows, unless another sweep of this agent
-    is running, in which case that one is told to read again and this returns at once."""
+    """The task's body: `agent_embed` up to `limit` rows and MEMORYHUB_EMBEDDING_SWEEP_SECONDS
+    (with a slow embedder, `limit` rows would outlast the task's time limit), unless another
+    sweep of this agent is running: that one is told to read again, and this returns."""
     # The marker goes first (a write from now on queues the next sweep), and an old note with
     # it: a note left after this point makes this sweep read again before it ends.
     cache.delete_many([marker_key(agent_id), again_key(agent_id)])
-    total = SweepResult(0)
+    total, deadline = SweepResult(0), time.monotonic() + embedding.sweep_seconds()
     while release := _lock(agent_id):
         try:
-            result = agent_embed(agent_id=agent_id, limit=limit - total.embedded)
+            result = agent_embed(agent_id=agent_id, limit=limit - total.embedded, deadline=deadline)
         finally:
             release()
         embedded = total.embedded + result.embedded
@@ -111,18 +114,19 @@ def _lock(agent_id: int) -> sweep_lock.Release | None:
     return None
 
 
-def agent_embed(*, agent_id: int, limit: int) -> SweepResult:
+def agent_embed(*, agent_id: int, limit: int, deadline: float = math.inf) -> SweepResult:
     """Embed the agent's rows without a vector (under the attempt limit, fewest attempts
     first), every embedding corpus in turn, batch by batch (`embedding.embed_rows`), up to
-    `limit` rows tried. A batch the embedder fails ends its corpus's turn, not the others'
-    (a corpus's rows may fail for their own texts)."""
+    `limit` rows tried and no batch started after `deadline` (time.monotonic()). A batch the
+    embedder fails ends its corpus's turn, not the others' (a corpus's rows may fail for
+    their own texts)."""
     embedded, tried, failed, attempts = 0, 0, 0, 0
     for c in embedding_corpora():
         while True:
             rows = _pending(c, agent_id)
             if not rows:
                 break
-            if tried >= limit:
+            if tried >= limit or time.monotonic() > deadline:
                 return SweepResult(embedded, more=True, failed=failed, attempts=attempts)
             batch = embedding.within_budget(c, rows)
             result = embedding.embed_rows(c, batch)

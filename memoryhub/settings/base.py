@@ -336,6 +336,9 @@ MEMORYHUB_EMBEDDING_BATCH_CHARS = env.int("MEMORYHUB_EMBEDDING_BATCH_CHARS", def
 MEMORYHUB_EMBEDDING_MAX_ATTEMPTS = env.int("MEMORYHUB_EMBEDDING_MAX_ATTEMPTS", default=5)
 MEMORYHUB_EMBEDDING_RETRY_SECONDS = env.float("MEMORYHUB_EMBEDDING_RETRY_SECONDS", default=30.0)
 MEMORYHUB_EMBEDDING_SWEEP_LIMIT = env.int("MEMORYHUB_EMBEDDING_SWEEP_LIMIT", default=2000)
+# An agent's sweep starts no batch after this many seconds and queues itself again: the
+# task's soft time limit is 240 s, and one batch may take the embedder's timeout (30 s) more.
+MEMORYHUB_EMBEDDING_SWEEP_SECONDS = env.float("MEMORYHUB_EMBEDDING_SWEEP_SECONDS", default=120.0)
 # A provider (embedder, LLM) called inside an open transaction: "log" a warning with the
 # stack, "raise" (the test suite), or "off" (apps/providers/guard.py).
 MEMORYHUB_PROVIDER_GUARD = env.str("MEMORYHUB_PROVIDER_GUARD", default="log")

@@ -24,7 +24,7 @@ from memoryhub.celery import app
 from tests.factories import SessionFactory
 from tests.memory.helpers import BROKEN, HASH, use_embedder
 from tests.search.conftest import T0, add
-from tests.support.llm_server import Embeddings, Gate, Status
+from tests.support.llm_server import Delay, Embeddings, Gate, Status
 
 
 def _remote(settings, llm_server):
@@ -128,6 +128,32 @@ def test_a_batch_is_one_embedder_call_and_one_update(settings, llm_server, sessi
     updates = [q["sql"] for q in queries if q["sql"].startswith('UPDATE "conversations_message"')]
     assert len(updates) == 3
     assert Message.objects.filter(embedding_model="remote-embed@384").count() == 7
+
+
+@pytest.mark.django_db
+def test_a_sweep_starts_no_batch_past_its_time_and_the_next_sweep_goes_on(
+    settings, llm_server, session, embed_now
+):
+    # given a slow embedder: the first batch of 3 takes longer than the sweep's time
+    _remote(settings, llm_server)
+    settings.MEMORYHUB_EMBEDDING_BATCH_SIZE = 3
+    settings.MEMORYHUB_EMBEDDING_SWEEP_SECONDS = 0.2
+    vectors = [[1.0] + [0.0] * 383] * 3
+    llm_server.script(Delay(0.5, then=Embeddings(vectors)))
+    with broker_only():
+        with embed_now():
+            for i in range(7):
+                add(session, f"turn {i}", start=T0 + timedelta(minutes=i))
+
+        # when the worker sweeps, then it stops after that batch (its task would queue the
+        # next sweep; eager runs leave that to the beat), and the next sweep takes the rest
+        assert embed_agent_task.apply(args=(session.agent_id,)).get() == 3
+        assert Message.objects.filter(embedding__isnull=True).count() == 4
+        assert embed_agent_task.apply(args=(session.agent_id,)).get() == 4
+
+    assert [r.body["input"] for r in llm_server.requests] == [
+        ["turn 0", "turn 1", "turn 2"], ["turn 3", "turn 4", "turn 5"], ["turn 6"],
+    ]  # fmt: skip
 
 
 @pytest.mark.django_db
