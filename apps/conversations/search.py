@@ -21,7 +21,7 @@ from apps.conversations.models import Message, Role, Session
 from apps.core.errors import InvalidInput
 from apps.core.replicas import on_replica
 from apps.providers.embeddings import EmbeddingError
-from apps.search.adjacency import adjacent
+from apps.search.adjacency import adjacent, adjacent_ids
 from apps.search.corpora import get_corpus
 from apps.search.hybrid import Scope, agent_ranking, hybrid_search
 from apps.search.legs import contains_search, keyword_search, vector_search
@@ -232,18 +232,18 @@ def message_search(
     return replace(result, degraded=request.degraded)
 
 
-def _load_spans(agent: Agent, fused: list[FusedHit]) -> tuple[dict, list[Message], dict]:
-    """The hit messages, and for each the ids around it, all loaded in three queries."""
+def _load_spans(agent: Agent, fused: list[FusedHit]) -> tuple[dict, dict]:
+    """The hit messages and those around them, and for each hit the ids around it: the ids
+    first (one statement on PostgreSQL, from the hits' keys), then every message at once."""
     ids = [h.object_id for h in fused]
-    by_id = {m.id: m for m in Message.objects.filter(pk__in=ids, agent=agent).defer("embedding")}
     config = agent.config
-    found = [by_id[h.object_id] for h in fused if h.object_id in by_id]
-    around = adjacent(
-        get_corpus(CORPUS), found, config.search_context_before, config.search_context_after
+    around = adjacent_ids(
+        get_corpus(CORPUS), ids, config.search_context_before, config.search_context_after
     )
-    extra = {i for prev, nxt in around.values() for i in prev + nxt} - set(by_id)
-    by_id.update({m.id: m for m in Message.objects.filter(pk__in=extra).defer("embedding")})
-    return by_id, found, around
+    wanted = set(ids) | {i for prev, nxt in around.values() for i in prev + nxt}
+    # The hits are the agent's; so are the rows of their sessions.
+    loaded = Message.objects.filter(pk__in=wanted, agent=agent).defer("embedding")
+    return {m.id: m for m in loaded}, around
 
 
 class _Windows:
@@ -299,14 +299,14 @@ def windows_touching(windows: Sequence[ContextWindow]) -> list[tuple[int, int]]:
 
 
 def _with_windows(agent: Agent, query: str, mode: str, fused: list[FusedHit]) -> SearchResult:
-    by_id, _found, around = _load_spans(agent, fused)
+    by_id, around = _load_spans(agent, fused)
     windows = _Windows()
     hits = []
     for fh in fused:
         message = by_id.get(fh.object_id)
         if message is None:  # deleted between the legs and now
             continue
-        prev, nxt = around[message.id]
+        prev, nxt = around.get(message.id, ([], []))
         # A neighbour deleted between the adjacency query and the load is left out.
         before = [by_id[i] for i in reversed(prev) if i in by_id]
         windows.add(before + [message] + [by_id[i] for i in nxt if i in by_id])

@@ -69,18 +69,20 @@ def _exhaustive(cursor, q: topk.Query, idf: dict[str, float]) -> list[tuple[obje
     return sorted(scores.items(), key=lambda r: (-r[1], str(r[0])))[: q.limit]
 
 
-def _query(agent, text: str, limit: int, queryset=None):
+def _query(agent, text: str, limit: int, queryset=None, postings=None):
     """(top `limit`, exhaustive top `limit + 1`) for a term-only query, same statistics.
 
-    One more exhaustive result shows whether the k-th score is tied."""
+    One more exhaustive result shows whether the k-th score is tied. `postings` None: by
+    MaxScore (or a narrow restriction's tsvectors); 0: by summing every posting."""
     corpus = get_corpus("messages")
     with connection.cursor() as cursor:
         resolved = bm25._resolve_units(cursor, parse(text))
-        idf, avg_len = bm25._read_statistics(cursor, corpus.table, agent.id, resolved)
-        weights = {u[1][0]: w for u, w in idf.items()}
+        stats = bm25._read_statistics(cursor, corpus.table, agent.id, resolved)
+        weights = {u[1][0]: w for u, w in stats.idf.items()}
         q = topk.Query(
             doc=f"{corpus.table}_bm25doc", post=f"{corpus.table}_bm25post", pk_type="uuid",
-            agent_id=agent.id, avg_len=avg_len, limit=limit, queryset=queryset,
+            agent_id=agent.id, avg_len=stats.avg_len, limit=limit, queryset=queryset,
+            postings=postings,
         )  # fmt: skip
         deeper = topk.Query(**{**q.__dict__, "limit": limit + 1})
         return topk.top_k(cursor, q, weights), _exhaustive(cursor, deeper, weights)
@@ -127,17 +129,34 @@ def test_restricted_queries_equal_the_exhaustive_scorer(agent, generated):
             assert {pk for pk, _ in fast} <= allowed
 
 
+def test_summing_every_posting_equals_the_exhaustive_scorer(agent, generated):
+    # given few enough postings to sum them all (as an agent of a few thousand messages has),
+    # unrestricted, a wide restriction and a narrow one
+    sessions, rng = generated
+    wide = Message.objects.filter(agent=agent, created_at__lt=T0 + timedelta(minutes=2500))
+    narrow = Message.objects.filter(session=sessions[3])
+    for restriction in (None, wide, narrow):
+        for _ in range(150):
+            text = " ".join(_zipf_word(rng) for _ in range(rng.randint(1, 6)))
+            # when the top 10 is the sum of every posting of the query's terms
+            fast, full = _query(agent, text, 10, restriction, postings=0)
+            # then it is the exhaustive scorer's, ties aside, inside the restriction
+            _assert_same_top(fast, full, 10)
+            if restriction is not None:
+                assert {pk for pk, _ in fast} <= set(restriction.values_list("pk", flat=True))
+
+
 def test_a_one_word_query_stops_reading_at_the_length_no_document_can_reach(agent, generated):
     # given a word held by hundreds of documents of every length, many repeating it
     word = VOCAB[6]
     corpus = get_corpus("messages")
     with connection.cursor() as cursor:
         resolved = bm25._resolve_units(cursor, parse(word))
-        idf, avg_len = bm25._read_statistics(cursor, corpus.table, agent.id, resolved)
-        weights = {u[1][0]: w for u, w in idf.items()}
+        stats = bm25._read_statistics(cursor, corpus.table, agent.id, resolved)
+        weights = {u[1][0]: w for u, w in stats.idf.items()}
         q = topk.Query(
             doc=f"{corpus.table}_bm25doc", post=f"{corpus.table}_bm25post", pk_type="uuid",
-            agent_id=agent.id, avg_len=avg_len, limit=10, queryset=None,
+            agent_id=agent.id, avg_len=stats.avg_len, limit=10, queryset=None,
         )  # fmt: skip
         terms = topk._terms(cursor, q, weights)
         theta = topk._threshold(cursor, q, terms)

@@ -8,8 +8,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from apps.facts.models import Fact
 from apps.facts.services import fact_save, facts_recall
+from apps.providers.embeddings import embed_query
 from apps.search.backends.postgres import PostgresBackend, vectors
+from apps.search.legs import vector_search
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -49,3 +52,30 @@ def test_past_narrow_the_graph_is_walked(agent, monkeypatch):
         f"SET LOCAL hnsw.ef_search = {max(PostgresBackend.ef_search, 20)}",
         "SET LOCAL hnsw.iterative_scan = relaxed_order",
     ]
+
+
+def test_a_small_scope_is_read_and_compared_in_one_statement(agent):
+    # given an agent without vectors, then the same agent with three
+    vector = embed_query("Alice adores marzipan")
+
+    def leg() -> tuple[list[str], list[str]]:
+        with CaptureQueriesContext(connection) as ctx:
+            hits = vector_search("facts", agent_id=agent.id, vector=vector, limit=20)
+        values = list(
+            Fact.objects.filter(pk__in=[h.object_id for h in hits]).values_list("value", flat=True)
+        )
+        return sorted(values), [q["sql"] for q in ctx.captured_queries]
+
+    # when the vector leg runs: then an empty scope is one statement, no graph walked
+    values, statements = leg()
+    assert values == []
+    assert len(statements) == 1
+    assert "hnsw." not in statements[0]
+
+    for text in TEXTS:
+        fact_save(agent=agent, content=text)
+    # and a small one is one statement too, every vector compared
+    values, statements = leg()
+    assert values == sorted(TEXTS)
+    assert len(statements) == 1
+    assert "hnsw." not in statements[0]

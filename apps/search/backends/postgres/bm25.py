@@ -8,6 +8,7 @@ matching any unit from the GIN index, and scores them with FTS5's formula.
 """
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from django.db import connection
 
@@ -44,18 +45,20 @@ def _phrase_tf(positions: dict[str, list[int]], lexemes: Sequence[str]) -> int:
     return sum(1 for p in first if all(p + i + 1 in s for i, s in enumerate(rest)))
 
 
-def _postings_top_k(cursor, corpus: Corpus, agent_id, idf, avg_len, limit, queryset):
-    """Term-only queries: the exact BM25 top k from the postings (MaxScore, topk.py)."""
+def _postings_top_k(cursor, corpus: Corpus, agent_id, stats, limit, queryset):
+    """Term-only queries: the exact BM25 top k from the postings (topk.py)."""
     query = topk.Query(
         doc=bm25_tables(corpus.table)[0],
         post=postings_table(corpus.table),
         pk_type=pk_type(corpus.model, connection),
         agent_id=agent_id,
-        avg_len=avg_len,
+        avg_len=stats.avg_len,
         limit=limit,
         queryset=queryset,
+        postings=stats.postings,
     )
-    return topk.top_k(cursor, query, {u[1][0]: w for u, w in idf.items()})
+    terms = {u[1][0]: w for u, w in stats.idf.items() if u[0] == "term"}
+    return topk.top_k(cursor, query, terms)
 
 
 class _Fetcher:
@@ -116,15 +119,34 @@ def _score(fetch: _Fetcher, rows, resolved, idf, avg_len: float) -> list[tuple[o
     ]
 
 
+# word -> its lexemes under CONFIG, which is fixed in code: a query's words are stemmed by
+# the database once per process, not once per query (a round trip of every search).
+_STEMMED: dict[str, list[str]] = {}
+_STEMMED_MAX = 20_000
+
+
+def _stems(cursor, words: set[str]) -> dict[str, list[str]]:
+    """Each word's lexemes under CONFIG; the words not seen before are stemmed in SQL."""
+    known = {w: _STEMMED.get(w) for w in words}
+    stems = {w: lex for w, lex in known.items() if lex is not None}
+    new = sorted(w for w, lex in known.items() if lex is None)
+    if new:
+        cursor.execute(
+            f"SELECT w, coalesce((SELECT array_agg(lexeme) FROM unnest("
+            f"to_tsvector('{CONFIG}', w))), '{{}}') FROM unnest(%s::text[]) w",
+            [new],
+        )
+        fetched = {w: list(lex) for w, lex in cursor.fetchall()}
+        if len(_STEMMED) + len(fetched) > _STEMMED_MAX:
+            _STEMMED.clear()
+        _STEMMED.update(fetched)
+        stems.update(fetched)
+    return stems
+
+
 def _resolve_units(cursor, units: Sequence[q.Unit]) -> list[Resolved]:
     """Each distinct unit as (kind, lexemes), its words stemmed by the configuration."""
-    words = sorted({w for u in units for w in u.words})
-    cursor.execute(
-        f"SELECT w, coalesce((SELECT array_agg(lexeme) FROM unnest("
-        f"to_tsvector('{CONFIG}', w))), '{{}}') FROM unnest(%s::text[]) w",
-        [words],
-    )
-    stems = {w: list(lex) for w, lex in cursor.fetchall()}
+    stems = _stems(cursor, {w for u in units for w in u.words})
     # (kind, lexemes) per unit; a word may stem to nothing (never with this config).
     resolved: list[Resolved] = []
     for unit in units:
@@ -135,20 +157,12 @@ def _resolve_units(cursor, units: Sequence[q.Unit]) -> list[Resolved]:
     return resolved
 
 
-def _document_frequencies(cursor, table: str, agent_id: int, resolved) -> dict[Resolved, int]:
-    """df per unit: maintained for terms, counted through the GIN index for the others."""
-    doc, term, _ = bm25_tables(table)
-    terms = sorted({x[1][0] for x in resolved if x[0] == "term"})
-    cursor.execute(
-        f"SELECT term, df FROM {term} WHERE agent_id = %s AND term = ANY(%s)",
-        [agent_id, terms],
-    )
-    df: dict[tuple[str, tuple[str, ...]], int] = {
-        ("term", (t,)): int(n) for t, n in cursor.fetchall()
-    }
+def _unit_frequencies(cursor, doc: str, agent_id: int, resolved) -> dict[Resolved, int]:
+    """df of the prefixes and phrases, which have none maintained: counted through the GIN
+    index."""
+    df = {}
     for kind, lexemes in resolved:
         if kind != "term":
-            # Prefixes and phrases have no maintained df: counted through the GIN index.
             cursor.execute(
                 f"SELECT count(*) FROM {doc} WHERE agent_id = %s AND tsv @@ %s::tsquery",
                 [agent_id, _unit_tsquery(kind, lexemes)],
@@ -157,35 +171,51 @@ def _document_frequencies(cursor, table: str, agent_id: int, resolved) -> dict[R
     return df
 
 
-def _read_statistics(cursor, table: str, agent_id: int, resolved):
-    """(idf per unit, average document length), or None if the agent has no documents."""
-    agg = bm25_tables(table)[2]
-    cursor.execute(f"SELECT n_docs, total_len FROM {agg} WHERE agent_id = %s", [agent_id])
+@dataclass(frozen=True)
+class Statistics:
+    idf: dict[Resolved, float]  # per unit
+    avg_len: float
+    postings: int  # the term units' postings in all (the sum of their maintained df)
+
+
+def _read_statistics(cursor, table: str, agent_id: int, resolved) -> Statistics | None:
+    """The agent's statistics for these units, or None if it has no documents. N, the total
+    length and the terms' df come in one statement."""
+    doc, term, agg = bm25_tables(table)
+    terms = sorted({x[1][0] for x in resolved if x[0] == "term"})
+    cursor.execute(
+        f"SELECT a.n_docs, a.total_len, t.terms, t.dfs FROM {agg} a CROSS JOIN "
+        f"(SELECT array_agg(term) AS terms, array_agg(df) AS dfs FROM {term} "
+        f"WHERE agent_id = %s AND term = ANY(%s)) t WHERE a.agent_id = %s",
+        [agent_id, terms, agent_id],
+    )
     row = cursor.fetchone()
     if row is None or not row[0]:
         return None
-    n_docs, avg_len = int(row[0]), float(row[1]) / float(row[0])
-    df = _document_frequencies(cursor, table, agent_id, resolved)
-    idf = {u: bm25_idf(n_docs, df.get(u, 0)) for u in resolved}
-    return idf, avg_len
+    n_docs, total_len, found, dfs = row
+    df: dict[Resolved, int] = {
+        ("term", (t,)): int(n) for t, n in zip(found or [], dfs or [], strict=True)
+    }
+    df.update(_unit_frequencies(cursor, doc, agent_id, resolved))
+    idf = {u: bm25_idf(int(n_docs), df.get(u, 0)) for u in resolved}
+    postings = sum(n for u, n in df.items() if u[0] == "term")
+    return Statistics(idf=idf, avg_len=float(total_len) / float(n_docs), postings=postings)
 
 
-def _scored(cursor, corpus: Corpus, agent_id, resolved, idf, avg_len, limit, queryset):
+def _scored(cursor, corpus: Corpus, agent_id, resolved, stats: Statistics, limit, queryset):
     """(pk, score) candidates: from the postings alone, or in full where units need it."""
-    table = corpus.table
-    terms = {u: w for u, w in idf.items() if u[0] == "term"}
     others = [u for u in resolved if u[0] != "term"]
     if not others:
-        return _postings_top_k(cursor, corpus, agent_id, terms, avg_len, limit, queryset)
+        return _postings_top_k(cursor, corpus, agent_id, stats, limit, queryset)
     # Phrases and prefixes: the documents matching them (few, usually) are scored in full
     # from their tsvectors; every other document's score is its term part, so the
     # postings' top (limit + |P|) holds the rest of the exact top k.
-    fetch = _Fetcher(cursor, bm25_tables(table)[0], agent_id, resolved, queryset)
-    full = dict(_score(fetch, fetch(others), resolved, idf, avg_len))
+    fetch = _Fetcher(cursor, bm25_tables(corpus.table)[0], agent_id, resolved, queryset)
+    full = dict(_score(fetch, fetch(others), resolved, stats.idf, stats.avg_len))
     scored = list(full.items())
-    if terms:
+    if len(others) < len(resolved):
         depth = limit + len(full)
-        rest = _postings_top_k(cursor, corpus, agent_id, terms, avg_len, depth, queryset)
+        rest = _postings_top_k(cursor, corpus, agent_id, stats, depth, queryset)
         scored += [(pk, sc) for pk, sc in rest if pk not in full]
     return scored
 
@@ -200,7 +230,6 @@ def keyword(scope: Scope, units: Sequence[q.Unit]) -> list[Hit]:
         stats = _read_statistics(cursor, corpus.table, agent_id, resolved)
         if stats is None:
             return []
-        idf, avg_len = stats
-        scored = _scored(cursor, corpus, agent_id, resolved, idf, avg_len, limit, scope.queryset)
+        scored = _scored(cursor, corpus, agent_id, resolved, stats, limit, scope.queryset)
     scored.sort(key=lambda r: (-r[1], str(r[0])))
     return [Hit(object_id=pk, score=s, leg="bm25") for pk, s in scored[:limit] if s > 0]

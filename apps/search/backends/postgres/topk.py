@@ -14,12 +14,16 @@ index serves. That gives, without scoring anything:
 non-essential: a document holding only those cannot reach it. The essential terms' postings
 above their cutoffs are the candidates, scored in full through the primary key. The result
 equals the exhaustive sum (tests/search/test_bm25_topk.py), ties at the k-th score aside.
+
+A query whose terms hold few postings in all (an agent of a few thousand messages) skips
+all of that: one statement sums every posting of its terms, the exhaustive sum itself.
 """
 
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
+from apps.search.backends.base import restrict_sql
 from apps.search.ranking import K1, B
 
 # Relative slack on θ: float sums in another order must not push a tied document out.
@@ -29,6 +33,11 @@ _NARROW = 2000
 _SENTINEL_LEN = 2**31 - 1
 # Queries of more terms than this are summed whole (see top_k).
 _PRUNED_TERMS = 3
+# Terms holding at most this many postings in all are summed in one statement (_summed).
+# Measured at 1,000 messages per agent (top 50): summing 1,055 / 4,267 / 9,021 postings took
+# 0.8 / 2.0 / 3.5 ms, MaxScore over the same terms 2.6 / 3.6 / 10.1 ms (three round trips),
+# and scoring the archive restriction's tsvectors (_narrow) ~40 ms.
+_SUMMED = 10_000
 
 
 def _impact(tf: int, length: int, avg_len: float) -> float:
@@ -70,6 +79,7 @@ class Query:
     avg_len: float
     limit: int
     queryset: QuerySet | None
+    postings: int | None = None  # the terms' postings in all (sum of their df), if known
 
 
 def _terms(cursor, q: Query, idf: dict[str, float]) -> list[Term]:
@@ -209,8 +219,24 @@ def _narrow(cursor, q: Query, terms: list[Term]) -> list[tuple[object, float]] |
     return _score_docs(cursor, q, terms, sql, [pks], 1e-300, q.limit)
 
 
+def _summed(cursor, q: Query, idf: dict[str, float]) -> list[tuple[object, float]]:
+    """Every posting of the terms summed per document, restricted in SQL, best first."""
+    extra, params = restrict_sql(q.queryset, "p", "doc_id")
+    cursor.execute(
+        f"SELECT p.doc_id, sum({_SCORE}) AS score "
+        f"FROM unnest(%s::text[], %s::float8[]) AS w(term, idf) "
+        f"CROSS JOIN LATERAL (SELECT doc_id, tf, len FROM {q.post} WHERE agent_id = %s "
+        f"AND term = w.term OFFSET 0) p WHERE true{extra} "
+        f"GROUP BY p.doc_id ORDER BY score DESC, p.doc_id LIMIT %s",
+        [q.avg_len, list(idf), list(idf.values()), q.agent_id, *params, q.limit],
+    )
+    return [(pk, float(score)) for pk, score in cursor.fetchall()]
+
+
 def top_k(cursor, q: Query, idf: dict[str, float]) -> list[tuple[object, float]]:
     """The exact top `q.limit` (pk, BM25) over the term postings, best first."""
+    if q.postings is not None and q.postings <= _SUMMED:
+        return _summed(cursor, q, idf)
     terms = _terms(cursor, q, idf)
     if not terms:
         return []

@@ -11,6 +11,7 @@ from apps.search.backends.base import (
     Scope,
     TableSpec,
     Vector,
+    exact_candidates_sql,
     exact_vector_hits,
     hnsw_index,
     restrict_sql,
@@ -23,6 +24,7 @@ from apps.search.ranking import Hit
 # VACUUM: around many dead copies of a vector the walk may never reach the live one, and
 # recall missed a user's own fact. 2,000 distances cost about what the graph walk does.
 NARROW = 2000
+_SIMILARITY = "1 - ({column} <=> %s::vector)"
 
 
 def _index_name(spec: TableSpec) -> str:
@@ -54,10 +56,10 @@ def vector(
     literal = "[" + ",".join(repr(float(x)) for x in vector) + "]"
     if not all(math.isfinite(float(x)) for x in vector):
         return []
-    if exact or _narrow(scope, model_name):
-        similarity = "1 - ({column} <=> %s::vector)"
-        return exact_vector_hits(scope, similarity, literal, model_name=model_name)
-    return _vector_hnsw(scope, literal, model_name, ef_search)
+    if exact:
+        return exact_vector_hits(scope, _SIMILARITY, literal, model_name=model_name)
+    hits = _exact_if_narrow(scope, literal, model_name)
+    return hits if hits is not None else _vector_hnsw(scope, literal, model_name, ef_search)
 
 
 def _scope_rows(scope: Scope, model_name: str | None) -> tuple[str, list]:
@@ -77,15 +79,27 @@ def _scope_rows(scope: Scope, model_name: str | None) -> tuple[str, list]:
     return sql, [scope.agent_id, *model_params, *params]
 
 
-def _narrow(scope: Scope, model_name: str | None) -> bool:
-    """Whether the scope holds at most NARROW vectors (an indexed probe of NARROW + 1 rows)."""
-    rows, params = _scope_rows(scope, model_name)
+def _exact_if_narrow(scope: Scope, literal: str, model_name: str | None) -> list[Hit] | None:
+    """The exact top k when the scope holds at most NARROW vectors, else None: one statement
+    reads at most NARROW + 1 of its rows once and compares them only if that is all of them
+    (a probe and then the scan cost a round trip and a second read of the same rows)."""
+    corpus = scope.corpus
+    inner, params = exact_candidates_sql(
+        corpus, scope.queryset, agent_id=scope.agent_id, model_name=model_name
+    )
+    score = _SIMILARITY.format(column=f"c.{corpus.vector_field}")
+    sql = (
+        f"WITH c AS MATERIALIZED (SELECT * FROM ({inner}) r LIMIT %s), "
+        f"n AS (SELECT count(*) AS n FROM c) "
+        f"SELECT n.n, q.pk, q.score FROM n LEFT JOIN LATERAL (SELECT c.pk, {score} AS score "
+        f"FROM c WHERE n.n <= %s ORDER BY score DESC, c.pk LIMIT %s) q ON true"
+    )
     with read_connection().cursor() as cursor:
-        cursor.execute(
-            f"SELECT count(*) FROM (SELECT 1 {rows} LIMIT %s) few", [*params, NARROW + 1]
-        )
-        (count,) = cursor.fetchone()
-    return count <= NARROW
+        cursor.execute(sql, [*params, NARROW + 1, literal, NARROW, scope.limit])
+        rows = cursor.fetchall()
+    if rows[0][0] > NARROW:
+        return None
+    return scored_hits(corpus, [(pk, sc) for _n, pk, sc in rows if pk is not None], "vector")
 
 
 def _vector_hnsw(scope: Scope, literal: str, model_name: str | None, ef_search: int) -> list[Hit]:
