@@ -15,10 +15,10 @@ from apps.search.corpora import embedding_corpora
 )
 def embed_agent_task(self, agent_id: int) -> int:
     """Sweep one agent's rows without a vector, in batches, one sweep of an agent at a time
-    (apps/search/sweeps.py). After a
-    failed batch (its attempts recorded on its rows) the sweep is queued again after the
-    backoff; one that reached the row limit is queued again at once, behind other agents'
-    sweeps. Eager runs (tests) leave both to the beat sweep."""
+    (apps/search/sweeps.py). After a failed batch (its attempts recorded on its rows) the
+    sweep is queued again after the backoff; one that stopped at its row or time limit is
+    queued again at once, behind other agents' sweeps. Eager runs (tests) leave both to the
+    beat sweep."""
     result = sweeps.agent_sweep(agent_id=agent_id, limit=embedding.sweep_limit())
     if not self.request.is_eager:
         if result.failed:  # rows now at the maximum are left out of the next read
