@@ -1,0 +1,89 @@
+"""A delete racing an embedding sweep on PostgreSQL: the sweep's token states for a message
+commit between the delete's own removal of them and the message's row going. The database's
+ON DELETE CASCADE (not only Django's collector) takes them with the message: found by the
+fuzz as a 500 from /messages/pop (a deferred foreign key failing at commit)."""
+
+import threading
+
+import numpy as np
+import pytest
+from django.db import connection, connections, transaction
+
+from apps.conversations.models import Message, MessageTokens, Session
+from apps.conversations.services import message_pop
+from apps.search.corpora import get_corpus
+from apps.search.models import TokenStates
+from apps.search.tokens import states_write
+from tests.lifecycle.helpers import add
+from tests.support.services import wait_for
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def _waiting_pids() -> set[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+            "AND datname = current_database()"
+        )
+        return {pid for (pid,) in cursor.fetchall()}
+
+
+def test_token_states_committed_during_a_pop_go_with_the_message(session):
+    [message] = add(session, "the newest message", role=None)
+    MessageTokens.objects.filter(message=message).delete()  # as before its sweep wrote them
+    holder = connections.create_connection("default")
+    results: dict = {}
+
+    def pop_it():
+        try:
+            results["popped"] = message_pop(
+                session=Session.objects.get(pk=session.pk), username="agent"
+            )
+        except Exception as exc:
+            results["error"] = exc
+        finally:
+            connections.close_all()
+
+    with holder.cursor() as cursor:
+        # Another transaction keeps the message table from row writes: the pop clears the
+        # states it can see, then its DELETE of the message waits. A sweep's states insert
+        # (its key check takes only ROW SHARE) still commits meanwhile.
+        cursor.execute("BEGIN")
+        cursor.execute("LOCK TABLE conversations_message IN SHARE MODE")
+        popper = threading.Thread(target=pop_it)
+        popper.start()
+        try:
+            wait_for(_waiting_pids, 10, "the pop to wait for the table")
+            with transaction.atomic():  # the sweep's states for that message, committed now
+                with connection.cursor() as guard:  # a wrong guess fails, not hangs
+                    guard.execute("SET LOCAL lock_timeout = '5s'")
+                codes = np.ones((3, 8), dtype=np.int8)
+                states_write(get_corpus("messages"), [(message.pk, codes)], "test-space")
+        finally:
+            cursor.execute("ROLLBACK")
+            holder.close()
+            popper.join(timeout=10)
+
+    assert "error" not in results, results.get("error")
+    assert results["popped"].pk == message.pk
+    assert not Message.objects.filter(pk=message.pk).exists()
+    assert not MessageTokens.objects.filter(message_id=message.pk).exists()
+
+
+def test_every_token_state_tables_owner_key_cascades_in_the_database():
+    tables = sorted(m._meta.db_table for m in TokenStates.__subclasses__())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT conrelid::regclass::text, confdeltype FROM pg_constraint "
+            "WHERE contype = 'f' AND conrelid::regclass::text = ANY(%s) ORDER BY 1",
+            [tables],
+        )
+        rules = cursor.fetchall()
+
+    assert rules == [(t, "c") for t in tables]
+    assert tables == [
+        "conversations_messagetokens",
+        "facts_facttokens",
+        "lifecycle_historyentrytokens",
+    ]
