@@ -101,18 +101,18 @@ def session_create(
 def session_update(
     *, session: Session, title: str | None = None, metadata: dict | None = None
 ) -> Session:
-    fields = ["updated_at"]
+    """Set the title and/or metadata (None keeps one) in one UPDATE, and on `session`.
+    NotFound when the session was removed since it was read (a concurrent delete or
+    erasure): a 404, not a failed save."""
+    changes: dict[str, object] = {"updated_at": timezone.now()}  # update() skips auto_now
     if title is not None:
-        session.title = title
-        fields.append("title")
+        changes["title"] = title
     if metadata is not None:
-        session.metadata = metadata
-        fields.append("metadata")
-    with transaction.atomic():
-        # Removed since it was read (a concurrent DELETE or erasure): a 404, not a failed save.
-        if not Session.objects.select_for_update().filter(pk=session.pk).exists():
-            raise NotFound("session not found", loc=["path", "session_id"])
-        session.save(update_fields=fields)
+        changes["metadata"] = metadata
+    if not Session.objects.filter(pk=session.pk).update(**changes):
+        raise NotFound("session not found", loc=["path", "session_id"])
+    for name, value in changes.items():
+        setattr(session, name, value)
     return session
 
 
