@@ -46,8 +46,7 @@ class TokenStates(models.Model):
 
 
 def token_owner(model: type[models.Model]) -> models.OneToOneField:
-    """The owner key of a TokenStates subclass: its primary key, deleted with the row. Its
-    app's migrations add `token_owner_cascade` (apps/search/token_owner_ddl.py)."""
+    """The owner key of a TokenStates subclass: its primary key, deleted with the row."""
     return models.OneToOneField(
         model, primary_key=True, on_delete=models.CASCADE, related_name="token_states"
     )

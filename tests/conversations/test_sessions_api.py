@@ -104,3 +104,24 @@ def test_updating_a_session_removed_since_it_was_read_is_not_found_and_writes_no
     with pytest.raises(NotFound, match="session not found"):
         session_update(session=session, title="Renamed")
     assert not Session.objects.filter(pk=session.pk).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_appending_to_a_session_removed_since_it_was_read_is_not_found_and_writes_nothing(
+    session,
+):
+    # Its messages' key to the session fails at commit; that is not an idempotency race
+    # to retry (it was a 409 "idempotency keys kept colliding").
+    from django.db import transaction
+
+    from apps.conversations.services import NewMessage, messages_append, session_remove
+    from apps.core.errors import NotFound
+
+    read = Session.objects.get(pk=session.pk)
+    with transaction.atomic():
+        session_remove(session=session)
+
+    with pytest.raises(NotFound, match="session not found"):
+        messages_append(session=read, messages=[NewMessage(role="user", content="hello")])
+    assert not Message.objects.filter(session_id=session.pk).exists()
+    assert not SessionMeta.objects.filter(session_id=session.pk).exists()

@@ -213,6 +213,10 @@ def messages_append(
         try:
             return _append_once(session, agent, config, messages, times, tokens)
         except IntegrityError:
+            if not Session.objects.filter(pk=session.pk).exists():
+                # Removed since the request read it (its key failed at commit): nothing
+                # was written, and there is nothing to append to.
+                raise NotFound("session not found", loc=["path", "session_id"]) from None
             # A concurrent request stored one of our idempotency keys first; the retry
             # finds it and returns that row instead.
             continue

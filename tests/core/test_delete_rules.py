@@ -1,7 +1,7 @@
-"""A delete racing an embedding sweep on PostgreSQL: the sweep's token states for a message
-commit between the delete's own removal of them and the message's row going. The database's
-ON DELETE CASCADE (not only Django's collector) takes them with the message: found by the
-fuzz as a 500 from /messages/pop (a deferred foreign key failing at commit)."""
+"""Foreign keys delete in PostgreSQL as their on_delete says (apps/core/delete_rules.py): a
+row that points at a deleted row, committed between Django's collector and the DELETE, goes
+with it (or is nulled) instead of failing the DELETE's commit. The fuzz found it as a 500
+from /messages/pop while the message was embedded."""
 
 import threading
 
@@ -11,8 +11,8 @@ from django.db import connection, connections, transaction
 
 from apps.conversations.models import Message, MessageTokens, Session
 from apps.conversations.services import message_pop
+from apps.core.delete_rules import CODES, delete_rule, project_foreign_keys
 from apps.search.corpora import get_corpus
-from apps.search.models import TokenStates
 from apps.search.tokens import states_write
 from tests.lifecycle.helpers import add
 from tests.support.services import wait_for
@@ -71,19 +71,19 @@ def test_token_states_committed_during_a_pop_go_with_the_message(session):
     assert not MessageTokens.objects.filter(message_id=message.pk).exists()
 
 
-def test_every_token_state_tables_owner_key_cascades_in_the_database():
-    tables = sorted(m._meta.db_table for m in TokenStates.__subclasses__())
+def test_every_foreign_keys_database_rule_matches_its_on_delete():
+    fields = project_foreign_keys()
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT conrelid::regclass::text, confdeltype FROM pg_constraint "
-            "WHERE contype = 'f' AND conrelid::regclass::text = ANY(%s) ORDER BY 1",
-            [tables],
+            "SELECT c.conrelid::regclass::text, a.attname, c.confdeltype FROM pg_constraint c "
+            "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] "
+            "WHERE c.contype = 'f'"
         )
-        rules = cursor.fetchall()
+        found = {(table, column): rule for table, column, rule in cursor.fetchall()}
 
-    assert rules == [(t, "c") for t in tables]
-    assert tables == [
-        "conversations_messagetokens",
-        "facts_facttokens",
-        "lifecycle_historyentrytokens",
-    ]
+    expected = {(f.model._meta.db_table, f.column): CODES[delete_rule(f)] for f in fields}
+    assert {key: found.get(key) for key in expected} == expected
+    assert len(expected) == 37
+    assert expected[("conversations_messagetokens", "message_id")] == "c"
+    assert expected[("facts_fact", "session_id")] == "n"
+    assert expected[("agents_agent", "team_id")] == "a"  # PROTECT: Django refuses first
