@@ -1,7 +1,8 @@
 """Embedding throughput of one worker: messages/s through the pipeline against the raw encode
 rate of the same texts, in the same run (issue 29 item 1).
 
-    .venv/bin/python bench/embed_throughput.py [--messages 2000] [--threads 0]
+    .venv/bin/python bench/embed_throughput.py [--messages 2000] [--threads 0] [--spin]
+        [--compare-spin 3]
     DATABASE_URL=postgres://... .venv/bin/python bench/embed_throughput.py
 
 Appends `--messages` LoCoMo turns (../shared/bench/locomo/locomo-dev.json, one agent per
@@ -18,6 +19,8 @@ worker runs it, until no message lacks a vector:
 - `MiniLM`: the default local model (int8, `--threads`; 0 = every available core), with its
   token states, beside `raw MiniLM`: `embed_with_tokens` alone over the same texts in the same
   batches, timed before and after the pipeline run (the mean of both is the reference).
+  `--spin` turns onnxruntime's busy-waiting on (off by default, as in the service);
+  `--compare-spin N` then times the raw encode N times each with it off and on, alternating.
 
 The broker is in memory and the cache per process: a sweep costs one broker message per
 MEMORYHUB_EMBEDDING_SWEEP_LIMIT rows, which this leaves out. Each figure is printed with the
@@ -197,6 +200,23 @@ def raw(embedder, texts: list[str], size: int) -> tuple[float, float]:
     return time.perf_counter() - start, cpu() - used
 
 
+def compare_spin(report, texts: list[str], size: int, threads: int, rounds: int) -> None:
+    """The raw encode with onnxruntime's spinning off and on, alternating, `rounds` each."""
+    from apps.providers.embeddings.minilm import MiniLMEmbedder
+
+    both = {spin: MiniLMEmbedder(threads=threads, spin=spin) for spin in (False, True)}
+    for embedder in both.values():
+        embedder.embed_with_tokens(texts[:size])  # each setting is its own runtime: load it
+    rates: dict[bool, list[float]] = {False: [], True: []}
+    for i in range(rounds):
+        for spin in (False, True) if i % 2 == 0 else (True, False):
+            name = f"raw MiniLM encode ({threads} threads), spin {'on' if spin else 'off'}"
+            rates[spin].append(report(name, raw(both[spin], texts, size)))
+    if rounds:
+        off, on = (sorted(rates[s])[len(rates[s]) // 2] for s in (False, True))
+        print(f"spin off / on (medians): {off / on:.2f}")
+
+
 def use(settings, entry) -> None:
     settings.MEMORYHUB_PROVIDERS = {**settings.MEMORYHUB_PROVIDERS, "embedding": entry}
 
@@ -206,6 +226,8 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=2000)
     parser.add_argument("--threads", type=int, default=0, help="MiniLM threads (0: every core)")
     parser.add_argument("--skip-minilm", action="store_true")
+    parser.add_argument("--spin", action="store_true", help="MiniLM with onnxruntime spinning")
+    parser.add_argument("--compare-spin", type=int, default=0, metavar="ROUNDS")
     args = parser.parse_args()
     server, port = start_instant()  # forked before Django holds any connection
     data_dir = tempfile.mkdtemp(prefix="embed-bench-")
@@ -225,7 +247,7 @@ def main() -> None:
     }
     minilm = {
         "CLASS": "apps.providers.embeddings.minilm.MiniLMEmbedder",
-        "CONFIG": {"THREADS": args.threads},
+        "CONFIG": {"THREADS": args.threads, "SPIN": args.spin},
     }
     use(settings, instant)  # appends embed nothing in this process (the broker is in memory)
     agents, appends = load(turns(args.messages), random.Random(29))
@@ -269,6 +291,7 @@ def main() -> None:
                 f"raw MiniLM encode ({threads} threads), after", raw(embedder, texts, size)
             )
             print(f"pipeline / raw: {pipeline / ((before + after) / 2):.2f}")
+            compare_spin(report, texts, size, threads, args.compare_spin)
     finally:
         from apps.agents.models import Agent
 

@@ -398,6 +398,8 @@ MEMORYHUB_PROVIDERS = {
                 # several workers or a busy web process on the machine, cores / processes.
                 "THREADS": env.int("MEMORYHUB_EMBEDDING_THREADS", default=0),
                 "BATCH_SIZE": 32,
+                # onnxruntime's busy-waiting between runs (docs/providers.md "Threads").
+                "SPIN": env.bool("MEMORYHUB_EMBEDDING_SPIN", default=False),
             },
         }
     ),

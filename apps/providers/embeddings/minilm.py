@@ -54,11 +54,11 @@ class _Runtime:
 
 # One runtime per (model file, thread count) per process: the session holds ~90 MB and takes
 # ~0.5 s to build, and both the session and the tokenizer are safe to share between threads.
-_runtimes: dict[tuple[str, int], _Runtime] = {}
+_runtimes: dict[tuple[str, int, bool], _Runtime] = {}
 _runtimes_lock = threading.Lock()
 
 
-def _load_runtime(path: Path, threads: int) -> _Runtime:
+def _load_runtime(path: Path, threads: int, spin: bool) -> _Runtime:
     import onnxruntime
     from tokenizers import Tokenizer
 
@@ -75,19 +75,23 @@ def _load_runtime(path: Path, threads: int) -> _Runtime:
     # processes share them.
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
+    # Spinning keeps the pool's threads busy-waiting after each run, taking a core from the
+    # rest of the process (a query's other legs, the next batch's tokenizing): off unless
+    # SPIN (docs/providers.md "Threads").
+    options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
     session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     return _Runtime(tokenizer=tokenizer, session=session)
 
 
-def _runtime(path: Path, threads: int) -> _Runtime:
-    key = (str(path), threads)
+def _runtime(path: Path, threads: int, spin: bool) -> _Runtime:
+    key = (str(path), threads, spin)
     runtime = _runtimes.get(key)
     if runtime is None:
         with _runtimes_lock:
             runtime = _runtimes.get(key)
             if runtime is None:
                 try:
-                    runtime = _load_runtime(path, threads)
+                    runtime = _load_runtime(path, threads, spin)
                 except AssetError as exc:
                     raise EmbeddingError(f"MiniLM model files: {exc}") from exc
                 except Exception as exc:  # onnxruntime and tokenizers raise their own types
@@ -161,10 +165,12 @@ class MiniLMEmbedder:
         *,
         threads: int = 0,
         batch_size: int = 32,
+        spin: bool = False,
         model_path: str | None = None,
         token_projection_path: str | None = None,
     ) -> None:
         self.threads, self.batch_size = runtime_options(threads, batch_size)
+        self.spin = bool(spin)
         # MODEL_PATH is for machines that cannot install the wheel; the pinned sha256 still
         # applies, so only the same file is accepted. The same holds for the projection.
         self._model_path = Path(model_path) if model_path else None
@@ -173,7 +179,10 @@ class MiniLMEmbedder:
         )
 
     def __repr__(self) -> str:
-        return f"MiniLMEmbedder(threads={self.threads}, batch_size={self.batch_size})"
+        return (
+            f"MiniLMEmbedder(threads={self.threads}, batch_size={self.batch_size}, "
+            f"spin={self.spin})"
+        )
 
     @property
     def model_path(self) -> Path:
@@ -220,7 +229,7 @@ class MiniLMEmbedder:
             [vector] = self.embed([text])
             return QueryEmbedding(vector=np.asarray(vector, np.float32), token_error=str(exc))
         check_outside_transaction(f"{self.name} embedding")
-        runtime = _runtime(self.model_path, self.threads)
+        runtime = _runtime(self.model_path, self.threads, self.spin)
         hidden, mask, tokens = self._forward(runtime, check_texts([text]))
         n = int(mask[0].sum())
         states = hidden[0, :n][query_rows(tokens[0][:n], SPECIAL_TOKENS)]
@@ -235,7 +244,7 @@ class MiniLMEmbedder:
         texts = check_texts(texts)
         if not texts:
             return []
-        runtime = _runtime(self.model_path, self.threads)
+        runtime = _runtime(self.model_path, self.threads, self.spin)
         out: list = [None] * len(texts)
         # Longest first, so each batch holds texts of similar length and pads little.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
