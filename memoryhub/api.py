@@ -6,7 +6,7 @@ import math
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.db import InterfaceError, OperationalError
+from django.db import IntegrityError, InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import Router
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
@@ -27,6 +27,7 @@ from apps.core.errors import (
     error_detail,
     validation_detail,
 )
+from apps.core.races import integrity_error
 from apps.core.throttle import RateLimited, client_address
 from apps.core.unavailable import database_unavailable
 from apps.core.validation import check_params, parse_json_body, query_items
@@ -163,6 +164,9 @@ def unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
     logger.exception("unhandled error on %s %s", request.method, request.path)
     return api.create_response(request, {"detail": "internal error"}, status=500)
 
+
+# A write whose referenced row another request removed meanwhile: 409 (apps/core/races.py).
+api.add_exception_handler(IntegrityError, integrity_error)  # type: ignore[arg-type]
 
 # A database that is down answers 503 + Retry-After (apps/core/unavailable.py).
 for _db_error in (OperationalError, InterfaceError):
