@@ -1,7 +1,7 @@
 """Embedding throughput of one worker: messages/s through the pipeline against the raw encode
 rate of the same texts, in the same run (issue 29 item 1).
 
-    .venv/bin/python bench/embed_throughput.py [--messages 2000] [--threads 0] [--spin]
+    .venv/bin/python bench/embed_throughput.py [--messages 2000] [--threads 0] [--no-spin]
         [--compare-spin 3]
     DATABASE_URL=postgres://... .venv/bin/python bench/embed_throughput.py
 
@@ -19,7 +19,7 @@ worker runs it, until no message lacks a vector:
 - `MiniLM`: the default local model (int8, `--threads`; 0 = every available core), with its
   token states, beside `raw MiniLM`: `embed_with_tokens` alone over the same texts in the same
   batches, timed before and after the pipeline run (the mean of both is the reference).
-  `--spin` turns onnxruntime's busy-waiting on (off by default, as in the service);
+  `--no-spin` turns onnxruntime's busy-waiting off (on by default, as in the service);
   `--compare-spin N` then times the raw encode N times each with it off and on, alternating.
 
 The broker is in memory and the cache per process: a sweep costs one broker message per
@@ -226,7 +226,7 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=2000)
     parser.add_argument("--threads", type=int, default=0, help="MiniLM threads (0: every core)")
     parser.add_argument("--skip-minilm", action="store_true")
-    parser.add_argument("--spin", action="store_true", help="MiniLM with onnxruntime spinning")
+    parser.add_argument("--no-spin", action="store_true", help="MiniLM without spinning")
     parser.add_argument("--compare-spin", type=int, default=0, metavar="ROUNDS")
     args = parser.parse_args()
     server, port = start_instant()  # forked before Django holds any connection
@@ -247,7 +247,7 @@ def main() -> None:
     }
     minilm = {
         "CLASS": "apps.providers.embeddings.minilm.MiniLMEmbedder",
-        "CONFIG": {"THREADS": args.threads, "SPIN": args.spin},
+        "CONFIG": {"THREADS": args.threads, "SPIN": not args.no_spin},
     }
     use(settings, instant)  # appends embed nothing in this process (the broker is in memory)
     agents, appends = load(turns(args.messages), random.Random(29))

@@ -398,8 +398,9 @@ MEMORYHUB_PROVIDERS = {
                 # several workers or a busy web process on the machine, cores / processes.
                 "THREADS": env.int("MEMORYHUB_EMBEDDING_THREADS", default=0),
                 "BATCH_SIZE": 32,
-                # onnxruntime's busy-waiting between runs (docs/providers.md "Threads").
-                "SPIN": env.bool("MEMORYHUB_EMBEDDING_SPIN", default=False),
+                # onnxruntime's busy-waiting (docs/providers.md "Spinning"); off where
+                # the cores are shared with other busy processes.
+                "SPIN": env.bool("MEMORYHUB_EMBEDDING_SPIN", default=True),
             },
         }
     ),

@@ -146,13 +146,11 @@ def test_concurrent_first_use_loads_one_runtime_and_agrees():
 
     # then
     assert results[1:] == results[:1] * 3
-    assert [key for key in minilm._runtimes if key[1] == 2] == [
-        (str(embedder.model_path), 2, False)
-    ]
+    assert [key for key in minilm._runtimes if key[1] == 2] == [(str(embedder.model_path), 2, True)]
 
 
 @pytest.mark.parametrize(("spin", "entry"), [(False, "0"), (True, "1")])
-def test_spinning_is_off_unless_asked_for(spin, entry):
+def test_the_spin_setting_reaches_onnxruntime(spin, entry):
     from apps.providers.embeddings import minilm
 
     embedder = MiniLMEmbedder(threads=2, spin=spin)
@@ -162,6 +160,7 @@ def test_spinning_is_off_unless_asked_for(spin, entry):
     options = session.get_session_options()
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == entry
     assert repr(embedder) == f"MiniLMEmbedder(threads=2, batch_size=32, spin={spin})"
+    assert MiniLMEmbedder().spin is True  # onnxruntime's own default
 
 
 def test_token_states_come_from_the_same_run_as_the_vectors(embedder):

@@ -75,9 +75,9 @@ def _load_runtime(path: Path, threads: int, spin: bool) -> _Runtime:
     # processes share them.
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
-    # Spinning keeps the pool's threads busy-waiting after each run, taking a core from the
-    # rest of the process (a query's other legs, the next batch's tokenizing): off unless
-    # SPIN (docs/providers.md "Threads").
+    # Spinning keeps the pool's threads busy-waiting between and after operators: faster
+    # on free cores, a core taken from the rest of the process on busy ones; SPIN
+    # (docs/providers.md "Spinning").
     options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
     session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     return _Runtime(tokenizer=tokenizer, session=session)
@@ -165,7 +165,7 @@ class MiniLMEmbedder:
         *,
         threads: int = 0,
         batch_size: int = 32,
-        spin: bool = False,
+        spin: bool = True,
         model_path: str | None = None,
         token_projection_path: str | None = None,
     ) -> None:
