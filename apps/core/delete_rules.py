@@ -68,16 +68,21 @@ def _match(apps, schema_editor) -> None:
             continue
         target = field.related_model._meta.db_table
         key = field.target_field.column
-        # One statement: the key is never missing, not even for a concurrent writer.
+        name = q(found[0])
+        # One statement, so the key is never missing, not even for a concurrent writer; NOT
+        # VALID, so it holds the table's exclusive lock only for the swap, not for a check
+        # of every row (a million messages). The check follows under a lock that lets
+        # writes go on (the migration is not atomic: each statement commits).
         schema_editor.execute(
-            f"ALTER TABLE {q(table)} DROP CONSTRAINT {q(found[0])}, "
-            f"ADD CONSTRAINT {q(found[0])} FOREIGN KEY ({q(column)}) "
-            f"REFERENCES {q(target)} ({q(key)}) ON DELETE {rule} DEFERRABLE INITIALLY DEFERRED"
+            f"ALTER TABLE {q(table)} DROP CONSTRAINT {name}, ADD CONSTRAINT {name} "
+            f"FOREIGN KEY ({q(column)}) REFERENCES {q(target)} ({q(key)}) "
+            f"ON DELETE {rule} DEFERRABLE INITIALLY DEFERRED NOT VALID"
         )
+        schema_editor.execute(f"ALTER TABLE {q(table)} VALIDATE CONSTRAINT {name}")
 
 
 def match_delete_rules() -> migrations.RunPython:
     """The migration step that sets every project foreign key's database rule to match its
-    on_delete (idempotent; a no-op on SQLite). Reversing it leaves the rules, which are
-    harmless to Django's own deletes."""
+    on_delete (idempotent; a no-op on SQLite), in a migration with `atomic = False`.
+    Reversing it leaves the rules, which are harmless to Django's own deletes."""
     return migrations.RunPython(_match, migrations.RunPython.noop)

@@ -75,15 +75,19 @@ def test_every_foreign_keys_database_rule_matches_its_on_delete():
     fields = project_foreign_keys()
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT c.conrelid::regclass::text, a.attname, c.confdeltype FROM pg_constraint c "
+            "SELECT c.conrelid::regclass::text, a.attname, c.confdeltype, c.convalidated "
+            "FROM pg_constraint c "
             "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] "
             "WHERE c.contype = 'f'"
         )
-        found = {(table, column): rule for table, column, rule in cursor.fetchall()}
+        rows = cursor.fetchall()
+        found = {(table, column): rule for table, column, rule, _valid in rows}
+        unchecked = [(table, column) for table, column, _rule, valid in rows if not valid]
 
     expected = {(f.model._meta.db_table, f.column): CODES[delete_rule(f)] for f in fields}
     assert {key: found.get(key) for key in expected} == expected
     assert len(expected) == 37
+    assert unchecked == []  # every key swapped NOT VALID was validated after
     assert expected[("conversations_messagetokens", "message_id")] == "c"
     assert expected[("facts_fact", "session_id")] == "n"
     assert expected[("agents_agent", "team_id")] == "a"  # PROTECT: Django refuses first

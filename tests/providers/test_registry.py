@@ -79,6 +79,14 @@ def test_minilm_threads_are_the_given_count_or_every_available_core():
         MiniLMEmbedder(threads=-1)
 
 
+def test_minilm_spin_must_be_a_boolean():
+    with (
+        providers({"CLASS": MINILM["CLASS"], "CONFIG": {"SPIN": "false"}}),
+        pytest.raises(ImproperlyConfigured, match="SPIN must be true or false, got 'false'"),
+    ):
+        get_embedder()
+
+
 def test_embed_texts_uses_the_configured_embedder():
     with providers():
         assert embed_texts(["hello"]) == HashEmbedder().embed(["hello"])

@@ -4,6 +4,7 @@ from apps.core.delete_rules import match_delete_rules
 
 
 class Migration(migrations.Migration):
+    atomic = False  # each key's swap commits alone (apps/core/delete_rules.py)
     # Every app whose models hold a foreign key, at its newest migration.
     dependencies = [
         ("core", "0001_pgvector"),

@@ -170,7 +170,9 @@ class MiniLMEmbedder:
         token_projection_path: str | None = None,
     ) -> None:
         self.threads, self.batch_size = runtime_options(threads, batch_size)
-        self.spin = bool(spin)
+        if not isinstance(spin, bool):  # bool("false") would be True
+            raise ValueError(f"SPIN must be true or false, got {spin!r}")
+        self.spin = spin
         # MODEL_PATH is for machines that cannot install the wheel; the pinned sha256 still
         # applies, so only the same file is accepted. The same holds for the projection.
         self._model_path = Path(model_path) if model_path else None
