@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import mcp_types as types
 import pydantic
+from django.db import IntegrityError
 from django.http import Http404
 from ninja import Schema
 from ninja.errors import HttpError
@@ -21,6 +22,8 @@ from apps.agents.models import Agent
 from apps.api.registry import declared
 from apps.core.encoders import MicrosecondEncoder
 from apps.core.errors import ApplicationError, error_detail, validation_detail
+from apps.core.races import DETAIL as LOST_RACE
+from apps.core.races import is_vanished_reference
 from apps.core.validation import check_parsed
 from apps.mcp.tools.schema import input_schema, output_schema
 
@@ -171,6 +174,13 @@ def run(tool: Tool, agent: Agent, arguments: dict[str, Any] | None) -> types.Cal
         return _error(str(exc))
     except Http404:
         return _error("not found")
+    except IntegrityError as exc:
+        if not is_vanished_reference(exc):
+            logger.exception("unhandled error in MCP tool %s", tool.name)
+            return _error("internal error")
+        # A write that lost a race with a delete: the API's retryable 409 detail.
+        logger.warning("vanished reference in MCP tool %s: %s", tool.name, exc)
+        return _error(LOST_RACE)
     except Exception:
         logger.exception("unhandled error in MCP tool %s", tool.name)
         return _error("internal error")
