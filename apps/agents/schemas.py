@@ -5,6 +5,7 @@ from ninja import Schema
 from pydantic import AfterValidator, Field
 
 from apps.agents.users import user_problem
+from apps.core.schemas import Input
 
 
 class AgentOut(Schema):
@@ -20,7 +21,7 @@ class AgentOut(Schema):
     )
 
 
-class SettingsPatch(Schema):
+class SettingsPatch(Input):
     """Partial update of the agent's settings; a null value restores the default."""
 
     settings: dict[str, Any]
@@ -67,7 +68,7 @@ class Owned(Schema):
         return value or None
 
 
-class ForUser(Schema):
+class ForUser(Input):
     """A body's `user`: act for one end user of the agent (reads see the agent's memory and
     theirs; writes are theirs)."""
 

@@ -10,6 +10,7 @@ from pydantic import AfterValidator, Field
 from apps.agents.schemas import ForUser, Owned, UserRef
 from apps.core.fields import FiniteFloat, JsonObject, JsonObjectList, UtcDatetime, bounded_json
 from apps.core.pagination import PageQuery
+from apps.core.schemas import Input
 
 RoleName = Literal["user", "assistant", "tool", "system"]
 SessionKey = str
@@ -22,7 +23,7 @@ class MessageQuery(PageQuery):
     order: str = Field("asc", pattern="^(asc|desc)$")
 
 
-class SessionIn(Schema):
+class SessionIn(Input):
     key: str | None = Field(
         None,
         min_length=1,
@@ -43,13 +44,13 @@ class SessionQuery(PageQuery):
     user: UserRef | None = Field(None, description="Only this end user's sessions.")
 
 
-class PopQuery(Schema):
+class PopQuery(Input):
     user: UserRef | None = Field(
         None, description="The end user the call acts for: a 422 unless the session's."
     )
 
 
-class SessionPatch(Schema):
+class SessionPatch(Input):
     title: str | None = Field(None, max_length=500)
     metadata: JsonObject | None = None
 
@@ -68,7 +69,7 @@ class SessionPage(Schema):
     next_cursor: str | None
 
 
-class MessageIn(Schema):
+class MessageIn(Input):
     role: RoleName
     content: str | None = Field(..., description="Required; null only with tool_calls.")
     name: str = Field("", max_length=200, description="The participant, as in OpenAI's format.")

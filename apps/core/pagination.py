@@ -7,10 +7,10 @@ from typing import Annotated, Any, Generic, TypeVar
 
 from django.core import signing
 from django.db.models import Model, Q, QuerySet
-from ninja import Schema
 from pydantic import Field
 
 from apps.core.errors import BadRequest
+from apps.core.schemas import Input
 
 T = TypeVar("T", bound=Model)
 
@@ -24,7 +24,7 @@ Limit = Annotated[int, Field(ge=1, le=500)]
 # pydantic takes the last base's fields first, so the filters come before the page, as the
 # API has always published them. (Comments, not docstrings: a query model's docstring would
 # be published as its schema's description.)
-class PageQuery(Schema):
+class PageQuery(Input):
     cursor: Cursor = None
     limit: Limit = 50
 

@@ -1,11 +1,13 @@
 """SQLite connection set-up for the embedded default: sqlite-vec loaded, FTS5 verified."""
 
+import signal
 from typing import Any
 
 import sqlite_vec
 from django.core.exceptions import ImproperlyConfigured
 
 _fts5_checked = False
+_STOPS = {signal.SIGINT, signal.SIGTERM}
 
 
 def on_connection_created(sender: Any, connection: Any, **kwargs: Any) -> None:
@@ -18,11 +20,18 @@ def on_connection_created(sender: Any, connection: Any, **kwargs: Any) -> None:
     if connection.vendor != "sqlite":
         return
     raw = connection.connection
-    raw.enable_load_extension(True)
+    # Ctrl-C waits until the extension is in: celery beat's SIGINT handler, run in this
+    # thread, starts its last sync with close_old_connections(), which closed this one
+    # half set up, and the stop printed a traceback (tests/core/test_make_run.py).
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
     try:
-        sqlite_vec.load(raw)
+        raw.enable_load_extension(True)
+        try:
+            sqlite_vec.load(raw)
+        finally:
+            raw.enable_load_extension(False)
     finally:
-        raw.enable_load_extension(False)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
     if not _fts5_checked:
         try:
             raw.execute("CREATE VIRTUAL TABLE temp.memoryhub_fts5_probe USING fts5(x)")

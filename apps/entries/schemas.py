@@ -8,9 +8,10 @@ from pydantic import Field
 
 from apps.agents.schemas import ForUser, Owned, ScopedWrite
 from apps.core.pagination import IdPageQuery
+from apps.core.schemas import Input
 
 
-class EntryFilters(Schema):
+class EntryFilters(Input):
     kind: str | None = Field(None, pattern="^(note|archive)$")
 
 

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from apps.agents.schemas import ForUser, Owned, ScopedWrite
 from apps.core.pagination import IdPageQuery
+from apps.core.schemas import Input
 
 
 class FactOut(Owned):
@@ -47,7 +48,7 @@ class FactPage(Schema):
     next_cursor: str | None
 
 
-class FactFilters(Schema):
+class FactFilters(Input):
     category: str | None = Field(None, max_length=100)
     include_superseded: bool = False
 
@@ -69,7 +70,7 @@ class FactIn(ScopedWrite):
     )
 
 
-class FactPatch(Schema):
+class FactPatch(Input):
     value: str | None = None
     category: str | None = None
     key: str | None = Field(None, max_length=200)
@@ -78,7 +79,7 @@ class FactPatch(Schema):
     source: Literal["agent", "user"] = "agent"
 
 
-class FactSupersede(Schema):
+class FactSupersede(Input):
     value: str
     reason: str = Field("", max_length=500)
     source: Literal["agent", "user"] = "agent"

@@ -10,18 +10,19 @@ from pydantic import Field
 from apps.agents.schemas import ForUser, Owned, ScopedWrite
 from apps.core.fields import JsonObject
 from apps.core.pagination import PageQuery
+from apps.core.schemas import Input
 
 OutcomeName = Literal["open", "resolved", "failed", "abandoned"]
 KindName = Literal["error", "correction"]
 StatusName = Literal["active", "pending", "archived"]
 
 
-class ErrorFilters(Schema):
+class ErrorFilters(Input):
     tool_name: str | None = Field(None, max_length=200)
     outcome: OutcomeName | None = None
 
 
-class LearningFilters(Schema):
+class LearningFilters(Input):
     kind: KindName | None = None
     status: StatusName | None = None
 
@@ -34,7 +35,7 @@ class LearningQuery(PageQuery, LearningFilters, ForUser):  # GET /learnings
     pass
 
 
-class ErrorIn(Schema):
+class ErrorIn(Input):
     tool_name: str = Field(..., max_length=200)
     error: str
     arguments: JsonObject | None = None
@@ -45,7 +46,7 @@ class ErrorIn(Schema):
     session_id: str | None = Field(None, max_length=200)
 
 
-class ErrorPatch(Schema):
+class ErrorPatch(Input):
     outcome: OutcomeName | None = None
     strategy: str | None = None
     resolution: str | None = None
@@ -73,7 +74,7 @@ class ErrorPage(Schema):
     next_cursor: str | None
 
 
-class ErrorSearchIn(Schema):
+class ErrorSearchIn(Input):
     query: str = Field(..., max_length=4000)
     tool_name: str | None = Field(None, max_length=200)
     k: int = Field(10, ge=1, le=100)
@@ -115,7 +116,7 @@ class LearningIn(ScopedWrite):
     session_id: str | None = Field(None, max_length=200)
 
 
-class LearningPatch(Schema):
+class LearningPatch(Input):
     kind: KindName | None = None
     content: str | None = None
     status: StatusName | None = None

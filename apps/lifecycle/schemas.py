@@ -10,18 +10,19 @@ from pydantic import Field
 from apps.agents.schemas import ForUser, Owned
 from apps.conversations.schemas import MarkerOut, SessionOut
 from apps.core.pagination import PageQuery
+from apps.core.schemas import Input
 
 RunKindName = Literal["summary", "consolidate", "compact", "flush", "extract", "compress"]
 RunStatusName = Literal["ok", "fallback", "failed", "timeout", "skipped"]
 
 
-class RunFilters(Schema):
+class RunFilters(Input):
     kind: RunKindName | None = None
     status: RunStatusName | None = None
     session_id: str | None = Field(None, max_length=200)
 
 
-class HistoryFilters(Schema):
+class HistoryFilters(Input):
     q: str | None = Field(None, max_length=4000)
     month: str | None = Field(None, max_length=7, description="YYYY-MM")
     session_id: str | None = Field(None, max_length=200)
@@ -88,7 +89,7 @@ class CompactOut(RunsOut):
     markers: list[MarkerOut]
 
 
-class ConsolidateQuery(Schema):
+class ConsolidateQuery(Input):
     keep: int = Field(0, ge=0, le=100_000, description="Newest messages to leave alone.")
 
 

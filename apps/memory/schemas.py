@@ -9,12 +9,13 @@ from pydantic import Field
 
 from apps.agents.schemas import ForUser, ScopedWrite
 from apps.conversations.schemas import LegOut, MessageIn, MessageOut, QuotedMessage
+from apps.core.schemas import Input
 from apps.facts.schemas import FactOut
 from apps.learnings.schemas import HintOut
 from apps.lifecycle.schemas import RunOut
 
 
-class MessagesIn(Schema):
+class MessagesIn(Input):
     # The global maximum of max_batch_messages; the agent's own limit (<= its team's
     # ceiling, <= MEMORYHUB_MAX_BATCH_MESSAGES) answers 413.
     messages: list[MessageIn] = Field(..., min_length=1, max_length=10_000)
@@ -32,7 +33,7 @@ class AppendOut(Schema):
     )
 
 
-class ImportQuery(Schema):
+class ImportQuery(Input):
     force: bool = False
 
 

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from apps.agents.schemas import ScopedWrite
 from apps.api import entries as entries_api
+from apps.core.schemas import Input
 from apps.entries.schemas import (
     EntryAliasIn,
     EntryIn,
@@ -23,7 +24,7 @@ NAME = Field(..., description=words.ENTRY_NAME)
 NEW_NAME = "a relative path such as notes/trip.md"
 
 
-class EntryRef(Schema):
+class EntryRef(Input):
     name: str = NAME
 
 

@@ -6,13 +6,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pydantic
-from ninja import Schema
 from pydantic import Field
 
 from apps.api import sessions as sessions_api
 from apps.conversations.schemas import SessionIn
 from apps.conversations.selectors import session_get
 from apps.core.errors import NotFound
+from apps.core.schemas import Input
 from apps.mcp.tools import words
 from apps.mcp.tools.base import READ, About, Tool, ToolRequest, part, whole, write
 from apps.memory.schemas import MessagesIn
@@ -20,7 +20,7 @@ from apps.memory.schemas import MessagesIn
 SESSION_ID = Field(..., max_length=200, description=words.SESSION)
 
 
-class SessionRef(Schema):
+class SessionRef(Input):
     session_id: str = SESSION_ID
 
 
