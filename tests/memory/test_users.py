@@ -52,8 +52,14 @@ def test_a_session_names_its_user_and_keeps_it(api):
     assert {s["key"] for s in api.get("/sessions").json()["items"]} == {"telegram:42", "cli"}
     fetched = api.get(f"/sessions/{created.json()['id']}").json()
     assert fetched["user"] == "telegram:42"
+    # A session's user is set once: PATCH does not take one, and asking is a 422.
     patched = api.patch(f"/sessions/{created.json()['id']}", {"title": "Ann", "user": "x"})
-    assert (patched.status_code, patched.json()["user"]) == (200, "telegram:42")
+    assert (patched.status_code, patched.json()["detail"][0]["loc"]) == (
+        422,
+        ["body", "payload", "user"],
+    )
+    fetched = api.get(f"/sessions/{created.json()['id']}").json()
+    assert (fetched["title"], fetched["user"]) == (created.json()["title"], "telegram:42")
 
 
 @pytest.mark.parametrize("bad", ["", "   ", "a\nb", "tab\there", "x" * 201])

@@ -6,6 +6,7 @@ the other user and the agent keep everything."""
 
 import json
 import re
+from urllib.parse import urlencode
 
 import pytest
 
@@ -56,7 +57,9 @@ def _more_of(api, world: World, p: Person) -> None:
         api.put(f"/entries/{note}", {"content": p.note + "\nAnd more.", **user}).status_code == 200
     )
     [fact] = world.ids(p.user, "fact")
-    assert api.patch(f"/facts/{fact}", {"value": p.fact + " a lot", **user}).status_code == 200
+    # PATCH /facts takes `user` in its query (a body `user` is a 422, tests/core/test_input_keys.py)
+    edited = api.patch(f"/facts/{fact}?{urlencode(user)}", {"value": p.fact + " a lot"})
+    assert (edited.status_code, edited.json()["user"]) == (200, p.user)
 
 
 def test_erasing_a_user_removes_their_rows_with_the_counts_created(
