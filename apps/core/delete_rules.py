@@ -41,17 +41,17 @@ def project_foreign_keys(registry=installed) -> list[models.ForeignKey]:
     ]
 
 
-def _constraint(cursor, table: str, column: str) -> tuple[str, str] | None:
-    """(name, confdeltype) of the foreign key constraint on `table`.`column`, if any."""
+def _constraint(cursor, table: str, column: str) -> tuple[str, str, bool] | None:
+    """(name, confdeltype, validated) of the foreign key constraint on `table`.`column`."""
     cursor.execute(
-        "SELECT c.conname, c.confdeltype FROM pg_constraint c "
+        "SELECT c.conname, c.confdeltype, c.convalidated FROM pg_constraint c "
         "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] "
         "WHERE c.contype = 'f' AND c.conrelid = %s::regclass AND a.attname = %s "
         "AND cardinality(c.conkey) = 1",
         [table, column],
     )
     row = cursor.fetchone()
-    return (row[0], row[1]) if row else None
+    return (row[0], row[1], row[2]) if row else None
 
 
 def _match(apps, schema_editor) -> None:
@@ -64,21 +64,23 @@ def _match(apps, schema_editor) -> None:
         rule = delete_rule(field)
         with connection.cursor() as cursor:
             found = _constraint(cursor, table, column)
-        if found is None or found[1] == CODES[rule]:
+        if found is None:
             continue
-        target = field.related_model._meta.db_table
-        key = field.target_field.column
-        name = q(found[0])
-        # One statement, so the key is never missing, not even for a concurrent writer; NOT
-        # VALID, so it holds the table's exclusive lock only for the swap, not for a check
-        # of every row (a million messages). The check follows under a lock that lets
-        # writes go on (the migration is not atomic: each statement commits).
-        schema_editor.execute(
-            f"ALTER TABLE {q(table)} DROP CONSTRAINT {name}, ADD CONSTRAINT {name} "
-            f"FOREIGN KEY ({q(column)}) REFERENCES {q(target)} ({q(key)}) "
-            f"ON DELETE {rule} DEFERRABLE INITIALLY DEFERRED NOT VALID"
-        )
-        schema_editor.execute(f"ALTER TABLE {q(table)} VALIDATE CONSTRAINT {name}")
+        name, code, validated = q(found[0]), found[1], found[2]
+        if code != CODES[rule]:
+            # One statement, so the key is never missing, not even for a concurrent writer;
+            # NOT VALID, so it holds the table's exclusive lock only for the swap, not for a
+            # check of every row (a million messages). The check follows under a lock that
+            # lets writes go on (the migration is not atomic: each statement commits).
+            target = field.related_model._meta.db_table
+            key = field.target_field.column
+            schema_editor.execute(
+                f"ALTER TABLE {q(table)} DROP CONSTRAINT {name}, ADD CONSTRAINT {name} "
+                f"FOREIGN KEY ({q(column)}) REFERENCES {q(target)} ({q(key)}) "
+                f"ON DELETE {rule} DEFERRABLE INITIALLY DEFERRED NOT VALID"
+            )
+        if code != CODES[rule] or not validated:  # not validated: a run stopped between
+            schema_editor.execute(f"ALTER TABLE {q(table)} VALIDATE CONSTRAINT {name}")
 
 
 def match_delete_rules() -> migrations.RunPython:

@@ -7,11 +7,12 @@ import threading
 
 import numpy as np
 import pytest
+from django.apps import apps as installed
 from django.db import connection, connections, transaction
 
 from apps.conversations.models import Message, MessageTokens, Session
 from apps.conversations.services import message_pop
-from apps.core.delete_rules import CODES, delete_rule, project_foreign_keys
+from apps.core.delete_rules import CODES, delete_rule, match_delete_rules, project_foreign_keys
 from apps.search.corpora import get_corpus
 from apps.search.tokens import states_write
 from tests.lifecycle.helpers import add
@@ -91,3 +92,37 @@ def test_every_foreign_keys_database_rule_matches_its_on_delete():
     assert expected[("conversations_messagetokens", "message_id")] == "c"
     assert expected[("facts_fact", "session_id")] == "n"
     assert expected[("agents_agent", "team_id")] == "a"  # PROTECT: Django refuses first
+
+
+def _key(table: str, column: str) -> tuple[str, str, bool]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.conname, c.confdeltype, c.convalidated FROM pg_constraint c "
+            "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] "
+            "WHERE c.contype = 'f' AND c.conrelid = %s::regclass AND a.attname = %s",
+            [table, column],
+        )
+        return cursor.fetchone()
+
+
+def test_a_run_stopped_between_the_swap_and_the_check_is_finished_by_the_next():
+    tokens, facts = ("conversations_messagetokens", "message_id"), ("facts_fact", "session_id")
+    with connection.cursor() as cursor:
+        # messagetokens as a stopped run left it: the right rule, not yet validated;
+        # facts_fact.session_id as before any run: NO ACTION.
+        for (table, column), target, rule in (
+            (tokens, "conversations_message", "CASCADE"),
+            (facts, "conversations_session", "NO ACTION"),
+        ):
+            name = _key(table, column)[0]
+            cursor.execute(
+                f'ALTER TABLE {table} DROP CONSTRAINT "{name}", ADD CONSTRAINT "{name}" '
+                f"FOREIGN KEY ({column}) REFERENCES {target} (id) "
+                f"ON DELETE {rule} DEFERRABLE INITIALLY DEFERRED NOT VALID"
+            )
+    assert [_key(*k)[1:] for k in (tokens, facts)] == [("c", False), ("a", False)]
+
+    with connection.schema_editor(atomic=False) as editor:
+        match_delete_rules().code(installed, editor)
+
+    assert [_key(*k)[1:] for k in (tokens, facts)] == [("c", True), ("n", True)]

@@ -13,7 +13,6 @@ from typing import Any, TypeVar
 
 import mcp_types as types
 import pydantic
-from django.db import IntegrityError
 from django.http import Http404
 from ninja import Schema
 from ninja.errors import HttpError
@@ -174,13 +173,10 @@ def run(tool: Tool, agent: Agent, arguments: dict[str, Any] | None) -> types.Cal
         return _error(str(exc))
     except Http404:
         return _error("not found")
-    except IntegrityError as exc:
-        if not is_vanished_reference(exc):
-            logger.exception("unhandled error in MCP tool %s", tool.name)
-            return _error("internal error")
-        # A write that lost a race with a delete: the API's retryable 409 detail.
-        logger.warning("vanished reference in MCP tool %s: %s", tool.name, exc)
-        return _error(LOST_RACE)
-    except Exception:
+    except Exception as exc:
+        if is_vanished_reference(exc):
+            # A write that lost a race with a delete: the API's retryable 409 detail.
+            logger.warning("vanished reference in MCP tool %s: %s", tool.name, exc)
+            return _error(LOST_RACE)
         logger.exception("unhandled error in MCP tool %s", tool.name)
         return _error("internal error")
