@@ -4,42 +4,60 @@ name one of the agent's sessions by id or key; sessions.session_of resolves it."
 from ninja import Query, Status
 
 from apps.agents.schemas import ForUser
-from apps.agents.users import Audience
+from apps.agents.users import AGENT_ONLY, Audience
 from apps.api.registry import Router
 from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
+from apps.conversations.models import Session
 from apps.core.pagination import Page
 from apps.learnings import schemas, selectors, services
 from apps.learnings.models import ErrorRecord, Learning
+from apps.memory.failures import failure_origin
 from apps.memory.services import session_audience
 
 router = Router(tags=["learnings"])
 
 
+def _errors_audience(
+    request: AuthedRequest, user: str | None, session_ref: str | None = None
+) -> tuple[Audience, Session | None]:
+    """Who an /errors call acts for (issue 39): the session's user, else `user` (a 422 when
+    they differ); a user's reads see their own failures raw, every other read (the agent's,
+    no user) the de-identified records."""
+    session = session_of(request, session_ref)
+    return session_audience(session, user), session
+
+
 @router.post("/errors", response={200: schemas.ErrorOut, 201: schemas.ErrorOut})
 def remember_error(request: AuthedRequest, payload: schemas.ErrorIn) -> Status[ErrorRecord]:
     """Record a tool failure with what was tried and how it ended (remember_error);
-    the same tool, error and strategy again updates that record (200)."""
-    session = session_of(request, payload.session_id)
+    the same tool, error and strategy again updates that record (200). The record every
+    user reads is de-identified; the user's (the session's) raw text is theirs alone."""
+    audience, session = _errors_audience(request, payload.user, payload.session_id)
+    origin = failure_origin(agent=request.auth, user=audience.user or "", session=session)
     record, created = services.error_record_create(
-        agent=request.auth,
-        **payload.dict(exclude={"session_id"}),
-        session_id=session.pk if session else None,
+        agent=request.auth, **payload.dict(exclude={"session_id", "user"}), origin=origin
     )
-    return Status(201 if created else 200, record)
+    return Status(201 if created else 200, selectors.records_shown([record], audience)[0])
 
 
 @router.get("/errors", response=schemas.ErrorPage)
 def list_errors(request: AuthedRequest, query: Query[schemas.ErrorQuery]) -> Page[ErrorRecord]:
-    """Live error records, newest first."""
-    return selectors.errors_page(agent=request.auth, **query.dict())
+    """Live error records, newest first: de-identified, but `user`'s own raw."""
+    audience, _ = _errors_audience(request, query.user)
+    return selectors.errors_page(
+        agent=request.auth, **query.dict(exclude={"user"}), audience=audience
+    )
 
 
 @router.post("/errors/search", response=schemas.ErrorSearchOut)
 def search_errors(request: AuthedRequest, payload: schemas.ErrorSearchIn) -> dict:
-    """search_error_memory: substring and vector matches; every hit's TTL is
-    refreshed."""
-    found = selectors.errors_search(agent=request.auth, **payload.dict())
+    """search_error_memory: substring and vector matches over the de-identified records;
+    every hit's TTL is refreshed."""
+    audience, _ = _errors_audience(request, payload.user, payload.session_id)
+    found = selectors.errors_search(
+        agent=request.auth, **payload.dict(exclude={"user", "session_id"}), audience=audience
+    )
     hits = found.items
     services.errors_touch(agent=request.auth, ids=[h.record.pk for h in hits])
     for hit in hits:
@@ -51,44 +69,60 @@ def search_errors(request: AuthedRequest, payload: schemas.ErrorSearchIn) -> dic
 
 
 @router.get("/errors/{error_id}", response=schemas.ErrorOut)
-def get_error(request: AuthedRequest, error_id: int) -> ErrorRecord:
+def get_error(request: AuthedRequest, error_id: int, query: Query[ForUser]) -> ErrorRecord:
     """One record (read_error_memory); reading it is not a hit."""
-    return selectors.error_get(agent=request.auth, error_id=error_id)
+    audience, _ = _errors_audience(request, query.user)
+    return selectors.error_get(agent=request.auth, error_id=error_id, audience=audience)
+
+
+def _shared(request: AuthedRequest, error_id: int) -> ErrorRecord:
+    """The record's shared (de-identified) row: what a write changes."""
+    return selectors.error_get(agent=request.auth, error_id=error_id, audience=AGENT_ONLY)
 
 
 @router.patch("/errors/{error_id}", response=schemas.ErrorOut)
-def update_error(request: AuthedRequest, error_id: int, payload: schemas.ErrorPatch) -> ErrorRecord:
-    """Record the outcome: resolved (with its resolution), failed or abandoned."""
-    record = selectors.error_get(agent=request.auth, error_id=error_id)
-    return services.error_record_update(record=record, **payload.dict())
+def update_error(
+    request: AuthedRequest, error_id: int, payload: schemas.ErrorPatch, query: Query[ForUser]
+) -> ErrorRecord:
+    """Record the outcome: resolved (with its resolution), failed or abandoned. The
+    strategy and resolution are shared de-identified (`user`'s terms masked too)."""
+    audience, _ = _errors_audience(request, query.user)
+    origin = failure_origin(agent=request.auth, user=audience.user or "")
+    record = services.error_record_update(
+        record=_shared(request, error_id), **payload.dict(), origin=origin
+    )
+    return selectors.records_shown([record], audience)[0]
 
 
 @router.delete("/errors/{error_id}", response={204: None})
 def delete_error(request: AuthedRequest, error_id: int) -> Status[None]:
-    record = selectors.error_get(agent=request.auth, error_id=error_id)
-    services.error_record_delete(record=record)
+    services.error_record_delete(record=_shared(request, error_id))
     return Status(204, None)
 
 
 @router.post("/errors/{error_id}/promote", response={201: schemas.LearningOut})
 def promote_error(request: AuthedRequest, error_id: int) -> Status[Learning]:
     """A resolved or failed record becomes an active error learning (409 otherwise)."""
-    record = selectors.error_get(agent=request.auth, error_id=error_id)
-    return Status(201, services.error_record_promote(record=record))
+    return Status(201, services.error_record_promote(record=_shared(request, error_id)))
 
 
 @router.post("/learnings", response={201: schemas.LearningOut})
 def add_learning(request: AuthedRequest, payload: schemas.LearningIn) -> Status[Learning]:
     """An error or a correction to keep; active learnings are in every get_context."""
     session = session_of(request, payload.session_id)
+    audience = session_audience(session, payload.user)
+    origin = failure_origin(agent=request.auth, user=audience.user or "")
     learning = services.learning_create(
         agent=request.auth,
         **payload.dict(exclude={"session_id", "user", "scope"}),
         session_id=session.pk if session else None,
         session_key=session.key if session else "",
-        user=session_audience(session, payload.user).owner(payload.scope),
+        user=audience.owner(payload.scope),
+        # an error learning is everyone's (issue 39): its text is shared de-identified
+        origin_user=origin.user,
+        terms=origin.terms,
     )
-    return Status(201, learning)
+    return Status(201, selectors.learnings_shown([learning], audience)[0])
 
 
 @router.get("/learnings", response=schemas.LearningPage)

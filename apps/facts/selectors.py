@@ -288,3 +288,12 @@ def facts_of_user(*, agent: Agent, user: str) -> QuerySet[Fact]:
     """Every fact of one end user (superseded ones too), with versions, in id order."""
     qs = Fact.objects.filter(agent=agent, user=user).select_related("category")
     return qs.defer(*VECTORS).prefetch_related("versions").order_by("id")
+
+
+def facts_values(*, agent: Agent, user: str) -> list[str]:
+    """Every value one end user's facts hold (superseded ones too), in id order: what the
+    scrubber masks in their failures besides its patterns (issue 39). None for the agent."""
+    if not user:
+        return []
+    qs = Fact.objects.filter(agent=agent, user=user).order_by("id")
+    return list(qs.values_list("value", flat=True))

@@ -34,6 +34,10 @@ class ErrorRecord(Embedded):
     session = models.ForeignKey(
         "conversations.Session", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # The user whose session it was first recorded from ("" the agent's, or unknown). Not
+    # an owner: every user reads the record, de-identified (ErrorDetail holds each user's
+    # raw text). Never shown.
+    origin_user = user_field()
     tool_name = models.CharField(max_length=200)
     error = models.TextField()
     # SHA-256 of the error text normalised (case, numbers, ids, spacing): the dedup key.
@@ -95,6 +99,9 @@ class Learning(models.Model):
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="learnings")
     kind = models.CharField(max_length=16, choices=LearningKind.choices)
     user = user_field()  # a correction from a user's session is theirs; errors are the agent's
+    # An error learning: the user whose session it was first captured or written in ("" the
+    # agent's); its content is de-identified, their raw text is an ErrorDetail. Never shown.
+    origin_user = user_field()
     content = models.TextField()
     source = models.CharField(
         max_length=16, choices=LearningSource.choices, default=LearningSource.AGENT
@@ -138,3 +145,57 @@ class Learning(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.content[:60]}"
+
+
+class ErrorDetail(models.Model):
+    """One user's raw text of a failure whose shared row (an ErrorRecord or an error
+    Learning, exactly one) is de-identified: shown to that user's own reads only (issue 39).
+    One per row and user, the latest occurrence; deleted with its row or the user."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    record = models.ForeignKey(
+        ErrorRecord, on_delete=models.CASCADE, null=True, blank=True, related_name="details"
+    )
+    learning = models.ForeignKey(
+        Learning, on_delete=models.CASCADE, null=True, blank=True, related_name="details"
+    )
+    user = models.CharField(max_length=200)
+    session = models.ForeignKey(
+        "conversations.Session", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    session_key = models.CharField(max_length=200, blank=True, default="")
+    # A record's raw fields; a learning's raw text is `content`.
+    error = models.TextField(blank=True, default="")
+    arguments = models.JSONField(default=dict, blank=True)
+    context = models.JSONField(default=dict, blank=True)
+    request = models.TextField(blank=True, default="")  # the user's message before the call
+    strategy = models.TextField(blank=True, default="")
+    resolution = models.TextField(blank=True, default="")
+    content = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(record__isnull=False, learning__isnull=True)
+                | Q(record__isnull=True, learning__isnull=False),
+                name="error_detail_one_row",
+            ),
+            models.CheckConstraint(condition=~Q(user=""), name="error_detail_user"),
+            models.UniqueConstraint(
+                fields=["record", "user"],
+                condition=Q(record__isnull=False),
+                name="error_detail_record_user",
+            ),
+            models.UniqueConstraint(
+                fields=["learning", "user"],
+                condition=Q(learning__isnull=False),
+                name="error_detail_learning_user",
+            ),
+        ]
+        indexes = [models.Index(fields=["agent", "user"], name="error_detail_agent_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user}: {(self.error or self.content)[:60]}"

@@ -27,7 +27,7 @@ class LearningFilters(Input):
     status: StatusName | None = None
 
 
-class ErrorQuery(PageQuery, ErrorFilters):  # GET /errors
+class ErrorQuery(PageQuery, ErrorFilters, ForUser):  # GET /errors
     pass
 
 
@@ -35,7 +35,7 @@ class LearningQuery(PageQuery, LearningFilters, ForUser):  # GET /learnings
     pass
 
 
-class ErrorIn(Input):
+class ErrorIn(ForUser):
     tool_name: str = Field(..., max_length=200)
     error: str
     arguments: JsonObject | None = None
@@ -74,10 +74,11 @@ class ErrorPage(Schema):
     next_cursor: str | None
 
 
-class ErrorSearchIn(Input):
+class ErrorSearchIn(ForUser):
     query: str = Field(..., max_length=4000)
     tool_name: str | None = Field(None, max_length=200)
     k: int = Field(10, ge=1, le=100)
+    session_id: str | None = Field(None, max_length=200)
 
 
 class ErrorHitOut(Schema):

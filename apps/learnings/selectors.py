@@ -1,18 +1,21 @@
 """Reads for error memory and learnings, always scoped to one agent. Searches and hints do
 not write: callers refresh the TTL of what they return (services.errors_touch)."""
 
+import copy
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from django.db.models import Model, Q, QuerySet
 
 from apps.agents.models import Agent
-from apps.agents.users import EVERYONE, Audience
+from apps.agents.users import Audience
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.pagination import Page, keyset_paginate
 from apps.core.replicas import on_replica
-from apps.learnings.models import ErrorRecord, Learning, LearningStatus, Outcome
+from apps.core.scrub import scrub_text
+from apps.learnings.models import ErrorDetail, ErrorRecord, Learning, LearningStatus, Outcome
 from apps.learnings.services.errors import error_key
 from apps.providers.embeddings import EmbeddingError
 from apps.search.legs import contains_search, vector_search
@@ -79,25 +82,71 @@ def _live(agent: Agent) -> QuerySet[ErrorRecord]:
     return ErrorRecord.objects.live().filter(agent=agent).defer("embedding")
 
 
-def error_get(*, agent: Agent, error_id: int) -> ErrorRecord:
-    return _one(_live(agent), error_id, what="error record", param="error_id")
+RAW_RECORD = ("error", "arguments", "context", "strategy", "resolution")
+
+
+def _overlaid(row: M, detail: ErrorDetail | None, fields: Sequence[str]) -> M:
+    """A copy of the shared `row` showing the detail's raw text, each field it holds (never
+    saved: the row stays de-identified)."""
+    if detail is None:
+        return row
+    shown = copy.copy(row)
+    for name in fields:
+        if value := getattr(detail, name):
+            setattr(shown, name, value)
+    return shown
+
+
+def records_shown(records: Sequence[ErrorRecord], audience: Audience) -> list[ErrorRecord]:
+    """The records as `audience` reads them (issue 39): de-identified, but a user's own
+    failures with their raw text. The agent's or every user's reads see no one's raw."""
+    if not audience.user or not records:
+        return list(records)
+    details = ErrorDetail.objects.filter(record__in=[r.pk for r in records], user=audience.user)
+    by_record = {d.record_id: d for d in details}
+    return [_overlaid(r, by_record.get(r.pk), RAW_RECORD) for r in records]
+
+
+def learnings_shown(learnings: Sequence[Learning], audience: Audience) -> list[Learning]:
+    """The learnings as `audience` reads them: an error learning from this user's own
+    failure with their raw text (their arguments and request), every other de-identified."""
+    if not audience.user or not learnings:
+        return list(learnings)
+    details = ErrorDetail.objects.filter(
+        learning__in=[row.pk for row in learnings], user=audience.user
+    )
+    by_learning = {d.learning_id: d for d in details}
+    return [_overlaid(row, by_learning.get(row.pk), ("content",)) for row in learnings]
+
+
+def _shown_page(page: Page, shown) -> Page:
+    return Page(items=shown, next_cursor=page.next_cursor)
+
+
+def error_get(*, agent: Agent, error_id: int, audience: Audience) -> ErrorRecord:
+    """One live record as `audience` reads it (records_shown); NotFound otherwise. With
+    AGENT_ONLY, the shared row itself: what a write changes."""
+    record = _one(_live(agent), error_id, what="error record", param="error_id")
+    return records_shown([record], audience)[0]
 
 
 def errors_page(
     *,
     agent: Agent,
+    audience: Audience,
     tool_name: str | None,
     outcome: str | None,
     cursor: str | None,
     limit: int,
     q: str | None = None,
 ) -> Page[ErrorRecord]:
-    """The agent's live error records, newest first; `q`: a substring of the tool name or
-    the error."""
+    """The agent's live error records, newest first, as `audience` reads them; `q`: a
+    substring of the tool name or the (de-identified) error."""
     qs = _live(agent).filter(**_given(tool_name=tool_name, outcome=outcome))
     if q:
         qs = qs.filter(Q(tool_name__icontains=q) | Q(error__icontains=q))
-    return _newest_first(qs, cursor=cursor, limit=limit)
+    page = _newest_first(qs, cursor=cursor, limit=limit)
+    return _shown_page(page, records_shown(page.items, audience))
 
 
 def _similarities(agent: Agent, tool_name: str, text: str, qs: QuerySet) -> dict[int, float]:
@@ -116,10 +165,16 @@ def _similarities(agent: Agent, tool_name: str, text: str, qs: QuerySet) -> dict
 
 
 def error_hints(
-    *, agent: Agent, tool_name: str, error: str, exclude: set[int] | None = None
+    *,
+    agent: Agent,
+    tool_name: str,
+    error: str,
+    audience: Audience,
+    exclude: set[int] | None = None,
 ) -> list[Hint]:
     """Seed 000's hints for a failing tool: its live records, the most similar to this error
-    first, then resolved before failed or abandoned before open, then the newest."""
+    first, then resolved before failed or abandoned before open, then the newest; each as
+    `audience` reads it (records_shown). `error` is compared as given and de-identified."""
     limit = agent.config.error_hints_limit
     if limit <= 0:
         return []
@@ -129,14 +184,16 @@ def error_hints(
     records = list(qs.defer("embedding").order_by("-created_at", "-id")[:CANDIDATES])
     if not records:
         return []
-    key = error_key(error) if error else ""
+    keys = {error_key(text) for text in (error, scrub_text(error))} if error else set()
     cosine = _similarities(agent, tool_name, error, qs) if error else {}
     scored = []
     for r in records:
-        similarity = 1.0 if r.normalized == key else cosine.get(r.pk, 0.0)
+        similarity = 1.0 if r.normalized in keys else cosine.get(r.pk, 0.0)
         scored.append((-round(similarity, 6), PRIORITY[r.outcome], -r.created_at.timestamp(), r))
     scored.sort(key=lambda row: row[:3])
-    return [Hint(r, *hint_rule(r), similarity=-s) for s, _, _, r in scored[:limit]]
+    best = scored[:limit]
+    shown = records_shown([r for *_, r in best], audience)
+    return [Hint(r, *hint_rule(r), similarity=-s) for (s, *_), r in zip(best, shown, strict=True)]
 
 
 def errors_first_seen_in(*, agent: Agent, session_id: uuid.UUID) -> set[int]:
@@ -149,9 +206,12 @@ def errors_first_seen_in(*, agent: Agent, session_id: uuid.UUID) -> set[int]:
 
 
 @on_replica
-def errors_search(*, agent: Agent, query: str, tool_name: str | None, k: int) -> ErrorSearch:
-    """Seed 000's search_error_memory: substring and vector matches, fused by RRF; the
-    substring leg alone, with `degraded` ["semantic"], when the query cannot be embedded."""
+def errors_search(
+    *, agent: Agent, query: str, tool_name: str | None, k: int, audience: Audience
+) -> ErrorSearch:
+    """Seed 000's search_error_memory: substring and vector matches over the de-identified
+    records, fused by RRF, each as `audience` reads it; the substring leg alone, with
+    `degraded` ["semantic"], when the query cannot be embedded."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must not be empty", loc=["body", "query"])
     if "\x00" in query:
@@ -176,7 +236,8 @@ def errors_search(*, agent: Agent, query: str, tool_name: str | None, k: int) ->
     except EmbeddingError:
         degraded.append("semantic")  # the substring leg still answers
     fused: list[FusedHit] = rrf(*legs)[:k]
-    rows = qs.defer("embedding").in_bulk([h.object_id for h in fused])
+    found = qs.defer("embedding").in_bulk([h.object_id for h in fused])
+    rows = {r.pk: r for r in records_shown(list(found.values()), audience)}
     items = [
         ErrorHit(rows[h.object_id], h.score, {leg: r.score for leg, r in h.legs.items()})
         for h in fused
@@ -185,10 +246,12 @@ def errors_search(*, agent: Agent, query: str, tool_name: str | None, k: int) ->
     return ErrorSearch(items=items, degraded=degraded)
 
 
-def learning_get(*, agent: Agent, learning_id: int, audience: Audience = EVERYONE) -> Learning:
-    """The learning if `audience` sees it; NotFound otherwise."""
+def learning_get(*, agent: Agent, learning_id: int, audience: Audience) -> Learning:
+    """The learning if `audience` sees it, as it reads it (learnings_shown); NotFound
+    otherwise."""
     qs = Learning.objects.filter(audience.q(), agent=agent)
-    return _one(qs, learning_id, what="learning", param="learning_id")
+    learning = _one(qs, learning_id, what="learning", param="learning_id")
+    return learnings_shown([learning], audience)[0]
 
 
 def learnings_page(
@@ -198,25 +261,26 @@ def learnings_page(
     status: str | None,
     cursor: str | None,
     limit: int,
+    audience: Audience,
     q: str | None = None,
-    audience: Audience = EVERYONE,
 ) -> Page[Learning]:
-    """The learnings `audience` sees, newest first; `q`: a substring of the content."""
+    """The learnings `audience` sees, newest first, as it reads them (learnings_shown); `q`:
+    a substring of the (de-identified) content."""
     qs = Learning.objects.filter(audience.q(), agent=agent, **_given(kind=kind, status=status))
     if q:
         qs = qs.filter(content__icontains=q)
-    return _newest_first(qs, cursor=cursor, limit=limit)
+    page = _newest_first(qs, cursor=cursor, limit=limit)
+    return _shown_page(page, learnings_shown(page.items, audience))
 
 
-def learnings_active(*, agent: Agent, audience: Audience = EVERYONE) -> list[Learning]:
+def learnings_active(*, agent: Agent, audience: Audience) -> list[Learning]:
     """The learnings get_context injects (seed 001): active ones `audience` sees, oldest
-    first."""
-    return list(
-        learnings_searchable(agent=agent, audience=audience).order_by("kind", "created_at", "id")
-    )
+    first, as it reads them (learnings_shown)."""
+    rows = learnings_searchable(agent=agent, audience=audience).order_by("kind", "created_at", "id")
+    return learnings_shown(list(rows), audience)
 
 
-def learnings_searchable(*, agent: Agent, audience: Audience = EVERYONE) -> QuerySet[Learning]:
+def learnings_searchable(*, agent: Agent, audience: Audience) -> QuerySet[Learning]:
     """The learnings memory_search may return: the active ones `audience` sees (a pending
     learning waits for review, an archived one is retired)."""
     return Learning.objects.filter(audience.q(), agent=agent, status=LearningStatus.ACTIVE)

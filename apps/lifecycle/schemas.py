@@ -141,6 +141,7 @@ class UserErasedOut(Schema):
     learnings: int
     history: int
     runs: int
+    error_details: int = Field(description="Their raw texts of failures (issue 39).")
 
 
 class UserEraseOut(Schema):

@@ -15,7 +15,7 @@ from apps.core.pagination import Page, decode_cursor, encode_cursor, keyset_pagi
 from apps.entries import names
 from apps.entries.models import Action, Entry, EntryAlias, EntryChange, Kind
 from apps.facts.models import Fact, FactVersion
-from apps.learnings.models import Learning
+from apps.learnings.models import ErrorDetail, Learning
 from apps.lifecycle.models import HistoryEntry, Run
 from apps.lifecycle.services.compaction import is_compaction_detail
 from apps.lifecycle.services.erasure import UserErased, erased_user, from_session, user_archives
@@ -171,6 +171,7 @@ def user_erasure_counts(*, agent: Agent, user: str) -> UserErased:
         learnings=Learning.objects.filter(agent=agent, user=user).count(),
         history=HistoryEntry.objects.filter(mine).count(),
         runs=Run.objects.filter(mine).count(),
+        error_details=ErrorDetail.objects.filter(agent=agent, user=user).count(),
     )
 
 

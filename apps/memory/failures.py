@@ -13,12 +13,22 @@ from dataclasses import replace
 
 from django.db import transaction
 
+from apps.agents.models import Agent
+from apps.agents.users import Audience
 from apps.conversations.models import Message, Role, Session
 from apps.conversations.selectors import before
 from apps.conversations.services import NewMessage
 from apps.core.errors import InvalidInput
+from apps.core.scrub import person_terms
+from apps.facts.selectors import facts_values
 from apps.learnings.selectors import Hint, error_hints
-from apps.learnings.services import Failure, error_capture, errors_touch, learning_capture
+from apps.learnings.services import (
+    Failure,
+    Origin,
+    error_capture,
+    errors_touch,
+    learning_capture,
+)
 
 RECENT_CALLS = 50  # assistant messages searched for the call a failing tool message answers
 
@@ -96,52 +106,67 @@ def _request_before(message: Message) -> str:
     return found or ""
 
 
+def failure_origin(*, agent: Agent, user: str, session: Session | None = None) -> Origin:
+    """Whose failure a call records (issue 39): the session's user, or `user` ("" the
+    agent's), with the terms the scrubber masks for them: their identifier and every value
+    their facts hold."""
+    terms = person_terms(user=user, values=facts_values(agent=agent, user=user)) if user else []
+    return Origin(
+        user=user,
+        terms=terms,
+        session_id=session.pk if session else None,
+        session_key=session.key if session else "",
+    )
+
+
 def capture_and_hint(
     *, session: Session, stored: Sequence[Message], created_ids, calls: dict[str, dict]
 ) -> list[Hint]:
     """Record each failing tool message this append stored, then the hints for each failing
-    tool: its other records, best first; the hints' TTLs are refreshed. Each failure also
-    becomes (or touches) an error learning, in the record's transaction."""
+    tool: its other records, best first, as the session's user reads them (their own raw,
+    the others' de-identified); the hints' TTLs are refreshed. Each failure also becomes (or
+    touches) an error learning, in the record's transaction. Both are shared de-identified
+    (issue 39): the session user's raw text is theirs alone."""
     latest: dict[str, Message] = {}
     new_records: set[int] = set()
+    origin = failure_origin(agent=session.agent, user=session.user, session=session)
     for message in stored:
         if not (message.is_error and message.id in created_ids):
             continue
         tool_name = message.tool_name
         assert tool_name is not None  # named_failures named every failing tool message
         arguments = _arguments(calls.get(str(message.tool_call_id)))
-        # The error learning is the agent's, in every user's context (issue 26): from a
-        # user's session it names the tool and its error, never their request or arguments.
-        private = bool(session.user)
-        failure = Failure(
-            tool_name=tool_name,
-            error=message.content,
-            arguments=None if private else arguments,
-            request="" if private else _request_before(message),
-        )
+        request = _request_before(message)
+        failure = Failure(tool_name, message.content, arguments, request)
+        # A user's session key is theirs: their raw text keeps it, the shared row does not.
+        context = {"tool_call_id": message.tool_call_id}
+        if not session.user:
+            context = {"session": session.key, **context}
         with transaction.atomic():
             record, created = error_capture(
                 agent=session.agent,
-                session_id=session.pk,
                 tool_name=tool_name,
                 error=message.content,
                 arguments=arguments,
-                context={"session": session.key, "tool_call_id": message.tool_call_id},
+                context=context,
+                request=request,
+                origin=origin,
             )
             learning_capture(
-                agent=session.agent,
-                failure=failure,
-                session_id=session.pk,
-                session_key=session.key,
-                error_record=record,
+                agent=session.agent, failure=failure, error_record=record, origin=origin
             )
         if created:
             new_records.add(record.pk)
         latest[tool_name] = message
     hints: list[Hint] = []
+    audience = Audience(session.user)
     for tool, message in latest.items():
         hints += error_hints(
-            agent=session.agent, tool_name=tool, error=message.content, exclude=new_records
+            agent=session.agent,
+            tool_name=tool,
+            error=origin.scrubber.text(message.content),
+            audience=audience,
+            exclude=new_records,
         )
     errors_touch(agent=session.agent, ids=[h.record.pk for h in hints])
     return hints

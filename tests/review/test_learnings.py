@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.agents.models import AuditEvent
+from apps.agents.users import Audience
 from apps.learnings.models import ErrorRecord, Learning
 from apps.learnings.selectors import error_hints
 from apps.learnings.services import error_record_create, errors_expire, learning_create
@@ -326,7 +327,10 @@ def test_error_expire_stops_serving_the_record_and_the_sweep_deletes_it(
 ):
     record = _error(agent)
     assert [
-        h.record.pk for h in error_hints(agent=agent, tool_name="shell", error=record.error)
+        h.record.pk
+        for h in error_hints(
+            agent=agent, tool_name="shell", error=record.error, audience=Audience(None)
+        )
     ] == [record.pk]
 
     response = editor_client.post(_url("error_expire", agent, record.pk))

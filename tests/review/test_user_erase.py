@@ -54,6 +54,7 @@ def test_the_page_counts_what_would_be_erased_and_deletes_nothing(editor_client,
         ("learnings", 1),
         ("history", 1),
         ("runs", 4),
+        ("error details", 0),
     ]
     assert "<dt>fact versions</dt><dd>3</dd>" in page
     assert 'class="danger">Erase telegram:42</button>' in page

@@ -14,7 +14,7 @@ from apps.agents.models import AuditEvent
 from apps.conversations.models import Message, Session, Summary
 from apps.entries.models import Entry, EntryAlias, EntryChange
 from apps.facts.models import Fact, FactVersion
-from apps.learnings.models import Learning
+from apps.learnings.models import ErrorDetail, Learning
 from apps.lifecycle.models import HistoryEntry, Run
 from tests.users.probes import SOURCES
 from tests.users.world import ALICE, CAROLINE, Person, World
@@ -38,6 +38,7 @@ def _rows(agent, user: str) -> dict[str, int]:
         "learnings": Learning.objects.filter(agent=agent, user=user).count(),
         "history": HistoryEntry.objects.filter(agent=agent, user=user).count(),
         "runs": Run.objects.filter(agent=agent, user=user).count(),
+        "error_details": ErrorDetail.objects.filter(agent=agent, user=user).count(),
     }
 
 
@@ -83,6 +84,7 @@ def test_erasing_a_user_removes_their_rows_with_the_counts_created(
         "learnings": 1,
         "history": 1,
         "runs": 2,  # the consolidation's and the summary's
+        "error_details": 2,  # her raw text of the failure: its error record's and learning's
     }
     assert created["fact_versions"] >= 1
     assert created["entry_changes"] >= 1

@@ -1,7 +1,9 @@
 """The one write path for error memory (seed 000) and learnings (seed 001)."""
 
+from apps.learnings.services.details import Origin
 from apps.learnings.services.erasure import learnings_erase_user
 from apps.learnings.services.errors import (
+    AGENT_ORIGIN,
     clean_json,
     error_capture,
     error_key,
@@ -27,7 +29,9 @@ from apps.learnings.services.learnings import (
 )
 
 __all__ = [
+    "AGENT_ORIGIN",
     "Failure",
+    "Origin",
     "clean_json",
     "error_capture",
     "error_key",

@@ -8,7 +8,6 @@ hit"); the beat deletes what is past it.
 import hashlib
 import re
 import unicodedata
-import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -22,8 +21,10 @@ from apps.agents.models import Agent
 from apps.core.errors import InvalidInput, NotFound, PayloadTooLarge
 from apps.core.validation import check_json_limits, check_parsed, clean_text
 from apps.learnings.models import ErrorRecord, Outcome
+from apps.learnings.services.details import Origin, detail_keep, detail_update
 from apps.search.embedding import schedule_embedding
 
+AGENT_ORIGIN = Origin()  # the agent's own failure: pattern rules only, no detail
 MAX_TOOL_CHARS = 200
 MAX_TEXT_BYTES = 64 * 1024  # an error, strategy or resolution
 # Numbers, hex and ids differ between two occurrences of one error: they do not count.
@@ -112,11 +113,9 @@ def _insert(agent: Agent, now: datetime, **fields: Any) -> ErrorRecord:
     return record
 
 
-def _remember(
-    agent: Agent, fields: dict, *, session_id: uuid.UUID | None
-) -> tuple[ErrorRecord, bool]:
+def _remember(agent: Agent, fields: dict, origin: Origin) -> tuple[ErrorRecord, bool]:
     """Insert the record, or update and hit the live one with its tool, error and strategy:
-    (record, created)."""
+    (record, created). `fields` are the shared (de-identified) ones."""
     with transaction.atomic():
         lock_agent(agent)
         now = timezone.now()
@@ -137,7 +136,10 @@ def _remember(
                 same.updated_at = now
                 same.save(update_fields=["outcome", "resolution", "updated_at"])
             return _hit(same, agent, now), False
-        return _insert(agent, now, session_id=session_id, **fields), True
+        record = _insert(
+            agent, now, session_id=origin.session_id, origin_user=origin.user, **fields
+        )
+        return record, True
 
 
 def error_record_create(
@@ -150,59 +152,78 @@ def error_record_create(
     strategy: str = "",
     outcome: str = Outcome.OPEN,
     resolution: str = "",
-    session_id: uuid.UUID | None = None,
+    origin: Origin = AGENT_ORIGIN,
 ) -> tuple[ErrorRecord, bool]:
-    """Record what was tried against an error and how it ended. The same tool, error and
-    strategy again is one record: its outcome and resolution are updated and it counts a
+    """Record what was tried against an error and how it ended, de-identified (the raw
+    text is the origin user's ErrorDetail). The same tool, error and strategy again (once
+    de-identified) is one record: its outcome and resolution are updated and it counts a
     hit. Returns (record, created); InvalidInput or PayloadTooLarge name a bad field."""
-    error = _text(error, "error", required=True)
-    fields = {
-        "tool_name": clean_tool(tool_name, loc=["body", "tool_name"]),
-        "error": error,
-        "normalized": error_key(error),
+    raw = {
+        "error": _text(error, "error", required=True),
         "strategy": _text(strategy, "strategy"),
         "resolution": _text(resolution, "resolution"),
-        "outcome": clean_outcome(outcome, loc=["body", "outcome"]),
         "arguments": clean_json(arguments, loc=["body", "arguments"]),
         "context": clean_json(context, loc=["body", "context"]),
     }
-    return _remember(agent, fields, session_id=session_id)
+    scrub = origin.scrubber
+    shared = {name: scrub.value(value) for name, value in raw.items()}
+    fields = {
+        "tool_name": clean_tool(tool_name, loc=["body", "tool_name"]),
+        **shared,
+        "normalized": error_key(shared["error"]),
+        "outcome": clean_outcome(outcome, loc=["body", "outcome"]),
+    }
+    with transaction.atomic():
+        record, created = _remember(agent, fields, origin)
+        detail_keep(agent=agent, origin=origin, record=record, **raw)
+    return record, created
 
 
 def error_capture(
     *,
     agent: Agent,
-    session_id: uuid.UUID | None,
     tool_name: str,
     error: str,
     arguments: Any = None,
     context: Any = None,
+    request: str = "",
+    origin: Origin = AGENT_ORIGIN,
 ) -> tuple[ErrorRecord, bool]:
-    """A failing tool message (`is_error: true`): an open record, unless one of this tool
-    with the same normalised error exists, which then counts a hit. (record, created)."""
-    key = error_key(error)
+    """A failing tool message (`is_error: true`): an open record, de-identified, unless one
+    of this tool with the same normalised de-identified error exists, which then counts a
+    hit; the origin user's raw text (with their `request`) is kept for them. (record,
+    created)."""
+    scrub = origin.scrubber
+    arguments, context = _captured_json(arguments), _captured_json(context)
+    shared_error = scrub.text(error)
+    key = error_key(shared_error)
     with transaction.atomic():
         lock_agent(agent)
         now = timezone.now()
-        same = (
+        record = (
             ErrorRecord.objects.live()
             .filter(agent=agent, tool_name=tool_name, normalized=key)
             .order_by("-last_hit_at", "-created_at")
             .first()
         )
-        if same is not None:
-            return _hit(same, agent, now), False
-        record = _insert(
-            agent,
-            now,
-            session_id=session_id,
-            tool_name=tool_name[:MAX_TOOL_CHARS],
-            error=error,
-            normalized=key,
-            arguments=_captured_json(arguments),
-            context=_captured_json(context),
-        )
-    return record, True
+        created = record is None
+        if record is not None:
+            _hit(record, agent, now)
+        else:
+            record = _insert(
+                agent,
+                now,
+                session_id=origin.session_id,
+                origin_user=origin.user,
+                tool_name=tool_name[:MAX_TOOL_CHARS],
+                error=shared_error,
+                normalized=key,
+                arguments=scrub.value(arguments),
+                context=scrub.value(context),
+            )
+        raw = {"error": error, "arguments": arguments, "context": context, "request": request}
+        detail_keep(agent=agent, origin=origin, record=record, **raw)
+    return record, created
 
 
 def error_record_update(
@@ -211,22 +232,28 @@ def error_record_update(
     outcome: str | None = None,
     strategy: str | None = None,
     resolution: str | None = None,
+    origin: Origin = AGENT_ORIGIN,
 ) -> ErrorRecord:
-    """Record how an attempt ended (seed 000: resolved, failed or abandoned)."""
-    fields = ["updated_at"]
+    """Record how an attempt ended (seed 000: resolved, failed or abandoned). The strategy
+    and resolution are stored de-identified; the origin user's detail of the record, if
+    they have one, keeps them as given. Returns the shared (de-identified) row."""
+    fields, raw = ["updated_at"], {}
     if outcome is not None:
         record.outcome = clean_outcome(outcome, loc=["body", "outcome"])
         fields.append("outcome")
     if strategy is not None:
-        record.strategy = _text(strategy, "strategy")
-        fields.append("strategy")
+        raw["strategy"] = _text(strategy, "strategy")
     if resolution is not None:
-        record.resolution = _text(resolution, "resolution")
-        fields.append("resolution")
+        raw["resolution"] = _text(resolution, "resolution")
+    for name, value in raw.items():
+        setattr(record, name, origin.scrubber.text(value))
+        fields.append(name)
     record.updated_at = timezone.now()
-    if not ErrorRecord.objects.filter(pk=record.pk).exists():
-        raise NotFound("error record not found", loc=["path", "error_id"])
-    record.save(update_fields=fields)
+    with transaction.atomic():
+        if not ErrorRecord.objects.filter(pk=record.pk).exists():
+            raise NotFound("error record not found", loc=["path", "error_id"])
+        record.save(update_fields=fields)
+        detail_update(record=record, user=origin.user, **raw)
     return record
 
 

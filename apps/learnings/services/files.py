@@ -35,7 +35,9 @@ def _iso(at: datetime) -> str:
 
 
 def _section(learning: Learning) -> str:
-    session = f"; session: {learning.session_key}" if learning.session_key else ""
+    # A user's session key is theirs (issue 39): an error learning from them never shows it.
+    shown = learning.session_key and not (learning.kind == "error" and learning.origin_user)
+    session = f"; session: {learning.session_key}" if shown else ""
     return (
         f"## {_iso(learning.created_at)}\n"
         f"<!-- source: {learning.source}; status: {learning.status}{session} -->\n\n"

@@ -3,7 +3,7 @@
 import hashlib
 import json
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +24,8 @@ from apps.learnings.models import (
     LearningStatus,
     Outcome,
 )
-from apps.learnings.services.errors import MAX_TOOL_CHARS, normalize_error
+from apps.learnings.services.details import Origin, detail_keep
+from apps.learnings.services.errors import AGENT_ORIGIN, MAX_TOOL_CHARS, normalize_error
 
 # A captured failure's learning is one line in get_context: each part of it is bounded.
 MAX_ERROR_CHARS = 300
@@ -59,28 +60,39 @@ def learning_create(
     session_key: str = "",
     error_record: ErrorRecord | None = None,
     user: str = AGENT,
+    origin_user: str = AGENT,
+    terms: Sequence[str] = (),
 ) -> Learning:
     """A new learning: active, or pending when consolidation proposed it. A correction
-    belongs to `user`; an error is the agent's whatever `user` says (tools fail for all)."""
+    belongs to `user`; an error is the agent's whatever `user` says (tools fail for all),
+    so it is stored de-identified (`origin_user`, the user it came from, and their `terms`
+    masked too) and their raw text is their ErrorDetail."""
     kind = _choice(kind, LearningKind, loc=["body", "kind"])
     source = _choice(source, LearningSource, loc=["body", "source"])
     if status is None:
         status = LearningStatus.PENDING if source == LearningSource.CONSOLIDATION else "active"
     status = _choice(status, LearningStatus, loc=["body", "status"])
+    content = _content(agent, content)
+    error = kind == LearningKind.ERROR
+    origin = Origin(origin_user if error else AGENT, terms, session_id, session_key)
     now = timezone.now()
-    return Learning.objects.create(
-        agent=agent,
-        user=AGENT if kind == LearningKind.ERROR else user,
-        kind=kind,
-        content=_content(agent, content),
-        source=source,
-        status=status,
-        session_id=session_id,
-        session_key=session_key,
-        error_record=error_record,
-        created_at=now,
-        updated_at=now,
-    )
+    with transaction.atomic():
+        learning = Learning.objects.create(
+            agent=agent,
+            user=AGENT if error else user,
+            origin_user=origin.user,
+            kind=kind,
+            content=origin.scrubber.text(content) if error else content,
+            source=source,
+            status=status,
+            session_id=session_id,
+            session_key=origin.shared_session_key,
+            error_record=error_record,
+            created_at=now,
+            updated_at=now,
+        )
+        detail_keep(agent=agent, origin=origin, learning=learning, content=content)
+    return learning
 
 
 def review_status(agent: Agent) -> str:
@@ -125,44 +137,61 @@ def failure_key(*, tool_name: str, error: str) -> str:
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
+def _shared_failure(failure: Failure, origin: Origin) -> Failure:
+    """The failure as every reader sees it: its error de-identified; from a user's session
+    without their arguments and request (free text no pattern reliably cleans), from the
+    agent's with them de-identified."""
+    scrub = origin.scrubber
+    return Failure(
+        tool_name=failure.tool_name,
+        error=scrub.text(failure.error),
+        arguments=None if origin.personal else scrub.value(failure.arguments),
+        request="" if origin.personal else scrub.text(failure.request),
+    )
+
+
 def learning_capture(
     *,
     agent: Agent,
     failure: Failure,
-    session_id: uuid.UUID | None = None,
-    session_key: str = "",
     error_record: ErrorRecord | None = None,
+    origin: Origin = AGENT_ORIGIN,
 ) -> tuple[Learning, bool]:
-    """Seed 001's learnings/errors.md from a failing tool message: a new error learning
-    (pending with fact_review on), or, for the same tool and normalised error again, the
-    existing one touched (seen_count + 1, last_seen_at); its text and status are kept."""
-    key = failure_key(tool_name=failure.tool_name, error=failure.error)
+    """Seed 001's learnings/errors.md from a failing tool message: a new error learning,
+    de-identified (pending with fact_review on), or, for the same tool and normalised
+    de-identified error again, the existing one touched (seen_count + 1, last_seen_at);
+    its text and status are kept. The origin user's raw text is their ErrorDetail."""
+    shared = _shared_failure(failure, origin)
+    key = failure_key(tool_name=shared.tool_name, error=shared.error)
     with transaction.atomic():
         lock_agent(agent)
         now = timezone.now()
-        same = Learning.objects.filter(agent=agent, dedup_key=key).first()
-        if same is not None:
-            Learning.objects.filter(pk=same.pk).update(
+        learning = Learning.objects.filter(agent=agent, dedup_key=key).first()
+        created = learning is None
+        if learning is not None:
+            Learning.objects.filter(pk=learning.pk).update(
                 seen_count=F("seen_count") + 1, last_seen_at=now, updated_at=now
             )
-            same.refresh_from_db(fields=["seen_count", "last_seen_at", "updated_at"])
-            return same, False
-        learning = Learning.objects.create(
-            agent=agent,
-            kind=LearningKind.ERROR,
-            content=failure_text(failure),
-            source=LearningSource.CAPTURE,
-            status=review_status(agent),
-            session_id=session_id,
-            session_key=session_key,
-            error_record=error_record,
-            dedup_key=key,
-            seen_count=1,
-            last_seen_at=now,
-            created_at=now,
-            updated_at=now,
-        )
-    return learning, True
+            learning.refresh_from_db(fields=["seen_count", "last_seen_at", "updated_at"])
+        else:
+            learning = Learning.objects.create(
+                agent=agent,
+                kind=LearningKind.ERROR,
+                origin_user=origin.user,
+                content=failure_text(shared),
+                source=LearningSource.CAPTURE,
+                status=review_status(agent),
+                session_id=origin.session_id,
+                session_key=origin.shared_session_key,
+                error_record=error_record,
+                dedup_key=key,
+                seen_count=1,
+                last_seen_at=now,
+                created_at=now,
+                updated_at=now,
+            )
+        detail_keep(agent=agent, origin=origin, learning=learning, content=failure_text(failure))
+    return learning, created
 
 
 def learning_update(

@@ -30,11 +30,13 @@ from apps.agents.users import clean_user
 from apps.conversations.models import Message, Session, Summary
 from apps.conversations.services import sessions_erase_user
 from apps.core.errors import InvalidInput
+from apps.core.scrub import person_terms
 from apps.entries.models import Entry, EntryAlias, EntryChange
 from apps.entries.services import entries_erase_user
 from apps.facts.models import Fact, FactVersion
+from apps.facts.selectors import facts_values
 from apps.facts.services import facts_erase_user
-from apps.learnings.models import Learning
+from apps.learnings.models import ErrorDetail, Learning
 from apps.learnings.services import learnings_erase_user
 from apps.lifecycle.models import HistoryEntry, Run
 from apps.lifecycle.services.remove import session_archives
@@ -68,6 +70,7 @@ class UserErased:
     learnings: int = 0
     history: int = 0
     runs: int = 0
+    error_details: int = 0  # their raw texts of failures (issue 39)
 
     def counts(self) -> dict[str, int]:
         return asdict(self)
@@ -87,6 +90,7 @@ COUNTED: dict[type[Model], str] = {
     Learning: "learnings",
     HistoryEntry: "history",
     Run: "runs",
+    ErrorDetail: "error_details",
 }
 # The corpora whose side tables an erasure purges.
 SEARCHED = (Message, Fact, Entry, Learning, HistoryEntry)
@@ -124,8 +128,12 @@ def _erase_rows(agent: Agent, user: str) -> Counter[str]:
     deleted: Counter[str] = Counter()
     deleted.update(Run.objects.filter(mine).delete()[1])
     deleted.update(HistoryEntry.objects.filter(mine).delete()[1])
+    # Issue 39: their facts' terms, read before the facts go, scrub their error memory again.
+    terms = person_terms(user=user, values=facts_values(agent=agent, user=user))
     deleted.update(facts_erase_user(agent=agent, user=user))
-    deleted.update(learnings_erase_user(agent=agent, user=user))
+    deleted.update(
+        learnings_erase_user(agent=agent, user=user, sessions=[s.pk for s in sessions], terms=terms)
+    )
     deleted.update(entries_erase_user(agent=agent, user=user, also=user_archives(sessions)))
     deleted.update(sessions_erase_user(agent=agent, user=user))
     return deleted

@@ -3,6 +3,7 @@ learning_add."""
 
 from pydantic import Field
 
+from apps.agents.schemas import ForUser
 from apps.api import learnings as learnings_api
 from apps.learnings.schemas import ErrorIn, ErrorQuery, ErrorSearchIn, LearningIn
 from apps.mcp.tools import words
@@ -17,10 +18,23 @@ class ReadIn(ErrorQuery):
 
 def _read(request, args: ReadIn):
     if args.error_id is not None:
-        return learnings_api.get_error(request, error_id=args.error_id)
+        return learnings_api.get_error(
+            request, error_id=args.error_id, query=ForUser(user=args.user)
+        )
     found = learnings_api.list_errors(request, query=part(args, ErrorQuery))
     return Answer(learnings_api.list_errors, found)
 
+
+# Issue 39: error memory is every user's, with personal data masked; the user's own raw.
+USER_ERRORS = (
+    "The end user the failure happened for (your own id for them, e.g. telegram:42): the "
+    "record every user sees has their personal data masked; their own reads show it as "
+    "given. Left out: the session's user, if any."
+)
+USER_ERROR_READS = (
+    "Act for one of your end users (your own id for them): their own failures show as "
+    "given; everyone else's always have personal data masked."
+)
 
 _OUTCOME = (
     "open (not solved yet), resolved (the strategy worked), failed (it did not) or abandoned."
@@ -48,6 +62,7 @@ REMEMBER = About(
         "outcome": f"How it ended: {_OUTCOME} Default: open.",
         "resolution": "What fixed it, once resolved.",
         "session_id": words.SESSION_OPTIONAL,
+        "user": USER_ERRORS,
     },
 )
 
@@ -67,6 +82,8 @@ SEARCH = About(
         "query": "The error message, or the problem in your own words.",
         "tool_name": "Only failures of this tool.",
         "k": "How many records to return at most.",
+        "user": USER_ERROR_READS,
+        "session_id": "Search for the user of this session (its id or your key for it).",
     },
 )
 
@@ -85,6 +102,7 @@ READ_ERRORS = About(
         "outcome": f"List only the records with this outcome: {_OUTCOME}",
         "cursor": words.CURSOR,
         "limit": "How many records a page holds at most.",
+        "user": USER_ERROR_READS,
     },
 )
 

@@ -19,6 +19,7 @@ from apps.learnings.selectors import error_hints, errors_first_seen_in, learning
 from apps.learnings.services import errors_touch
 from apps.memory.context.legs import query_vector, recency
 from apps.memory.context.types import ContextRequest, Part
+from apps.memory.failures import failure_origin
 
 # Issue 4's order for the system part; seed 001 loads these into the system prompt.
 DOCUMENTS = (names.SOUL, names.AGENTS, names.USER, names.MEMORY)
@@ -119,8 +120,16 @@ def failure_hints(request: ContextRequest) -> list[Part]:
     parts, touched = [], []
     # A record first seen in this session, with no hit since, is this failure itself.
     itself = errors_first_seen_in(agent=request.agent, session_id=request.session.pk)
+    # Records are de-identified (issue 39): the failure is compared as they store it.
+    scrub = failure_origin(agent=request.agent, user=request.session.user).scrubber
     for tool, error in failed.items():
-        hints = error_hints(agent=request.agent, tool_name=tool, error=error, exclude=itself)
+        hints = error_hints(
+            agent=request.agent,
+            tool_name=tool,
+            error=scrub.text(error),
+            audience=request.audience,
+            exclude=itself,
+        )
         if hints:
             lines = [f"Tool {tool} failed before:"] + [f"- {h.text}" for h in hints]
             parts.append(Part(kind="hints", name=f"hints/{tool}", content="\n".join(lines)))

@@ -14,8 +14,9 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
 from apps.agents.services import snapshot
+from apps.agents.users import AGENT, AGENT_ONLY, EVERYONE, Audience
 from apps.learnings.models import ErrorRecord, LearningKind, LearningStatus, Outcome
-from apps.learnings.selectors import error_get, errors_page, learning_get
+from apps.learnings.selectors import error_get, errors_page, learning_get, learnings_shown
 from apps.learnings.services import (
     error_record_expire,
     error_record_update,
@@ -40,8 +41,8 @@ def _choice(value: str, choices) -> str:
 @agent_list
 def learning_list(request, access: Access):
     """Learnings and live error records by status, kind, outcome and `q`; `?user=` keeps
-    one owner's learnings. Error memory is the agent's (issue 26): listed unless the filter
-    names a user."""
+    one owner's learnings. Error memory is the agent's (issue 26), de-identified (issue 39):
+    filtered to a user, that user's own failures show their raw text."""
     status = _choice(request.GET.get("status", ""), LearningStatus)
     kind = _choice(request.GET.get("kind", ""), LearningKind)
     outcome = _choice(request.GET.get("outcome", ""), Outcome)
@@ -50,10 +51,10 @@ def learning_list(request, access: Access):
     learnings = learnings_listed(
         agent=access.agent, user=uf.value, kind=kind, status=status, q=q, limit=ROWS
     )
-    errors = []
-    if not uf.value:
-        first = {"agent": access.agent, "q": q, "cursor": None, "limit": ROWS}
-        errors = errors_page(tool_name=None, outcome=outcome, **first).items
+    audience = Audience(uf.value or AGENT)  # a user's raw text for that user's filter only
+    learnings = learnings_shown(learnings, audience)
+    first = {"agent": access.agent, "q": q, "cursor": None, "limit": ROWS}
+    errors = errors_page(tool_name=None, outcome=outcome, audience=audience, **first).items
     context = {
         "access": access,
         "tab": "learnings",
@@ -118,14 +119,15 @@ def _edit(
 
 @agent_form
 def learning_edit(request, access: Access, learning_id: int):
-    learning = or_404(learning_get, agent=access.agent, learning_id=learning_id)
+    # the shared row (every audience, no one's raw text): what an edit changes
+    learning = or_404(learning_get, agent=access.agent, learning_id=learning_id, audience=EVERYONE)
     initial = {"content": learning.content, "kind": learning.kind, "status": learning.status}
     update = partial(learning_update, learning=learning)
     return _edit(request, access, LEARNING, learning, initial=initial, update=update)
 
 
 def _error(access: Access, error_id: int) -> ErrorRecord:
-    return or_404(error_get, agent=access.agent, error_id=error_id)
+    return or_404(error_get, agent=access.agent, error_id=error_id, audience=AGENT_ONLY)
 
 
 @agent_form

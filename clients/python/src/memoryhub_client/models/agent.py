@@ -73,6 +73,7 @@ class UserErased(Model):
     learnings: int
     history: int
     runs: int
+    error_details: int
 
 
 @component("UserEraseOut")

@@ -33,6 +33,7 @@ class ErrorRecord(Model):
 class ErrorIn(Model):
     """The server's `ErrorIn`."""
 
+    user: str | None = None
     tool_name: str
     error: str
     arguments: dict[str, Any] | None = None
@@ -47,6 +48,7 @@ class ErrorIn(Model):
 class ErrorQuery(Model):
     """The server's `ErrorQuery`."""
 
+    user: str | None = None
     tool_name: str | None = None
     outcome: Literal["open", "resolved", "failed", "abandoned"] | None = None
     cursor: str | None = None
@@ -76,9 +78,11 @@ class ErrorSearchResult(Ranked[ErrorHit]):
 class ErrorSearchIn(Model):
     """The server's `ErrorSearchIn`."""
 
+    user: str | None = None
     query: str
     tool_name: str | None = None
     k: int = 10
+    session_id: str | None = None
 
 
 @component("ErrorPatch")

@@ -44,8 +44,10 @@ class Errors(Bound[M]):
         outcome: Outcome | None = None,
         resolution: str | None = None,
         session: str | None = None,
+        user: str | None = None,
     ) -> Call[ErrorRecord]:
-        """Record a failure (the same failure again counts a hit on the record)."""
+        """Record a failure (the same failure again counts a hit on the record). Every
+        user reads it de-identified; `user` (or the session's) reads their own raw."""
         body = ErrorIn(
             tool_name=tool_name,
             error=error,
@@ -56,6 +58,7 @@ class Errors(Bound[M]):
                 outcome=outcome,
                 resolution=resolution,
                 session_id=session,
+                user=user,
             ),
         )
         return Call(ErrorRecord, body=body)
@@ -67,21 +70,31 @@ class Errors(Bound[M]):
         tool_name: str | None = None,
         outcome: Outcome | None = None,
         limit: int | None = None,
+        user: str | None = None,
     ) -> Call[ErrorPage]:
-        query = ErrorQuery(**given(tool_name=tool_name, outcome=outcome, limit=limit))
+        query = ErrorQuery(**given(tool_name=tool_name, outcome=outcome, limit=limit, user=user))
         return Call(ErrorPage, query=query)
 
     @http.post("/errors/search")
     def search(
-        self, query: str, *, tool_name: str | None = None, k: int | None = None
+        self,
+        query: str,
+        *,
+        tool_name: str | None = None,
+        k: int | None = None,
+        user: str | None = None,
+        session: str | None = None,
     ) -> Call[ErrorSearchResult]:
         """Earlier failures like this one, best first. A read: retried like a GET."""
-        body = ErrorSearchIn(query=query, **given(tool_name=tool_name, k=k))
+        body = ErrorSearchIn(
+            query=query, **given(tool_name=tool_name, k=k, user=user, session_id=session)
+        )
         return Call(ErrorSearchResult, body=body, retry=True)
 
     @http.get("/errors/{error_id}")
-    def get(self, error_id: int) -> Call[ErrorRecord]:
-        return Call(ErrorRecord, path={"error_id": error_id})
+    def get(self, error_id: int, *, user: str | None = None) -> Call[ErrorRecord]:
+        path = {"error_id": error_id}
+        return Call(ErrorRecord, path=path, query=ForUser(**given(user=user)))
 
     @http.patch("/errors/{error_id}")
     def update(
@@ -91,9 +104,11 @@ class Errors(Bound[M]):
         outcome: Outcome | None = None,
         strategy: str | None = None,
         resolution: str | None = None,
+        user: str | None = None,
     ) -> Call[ErrorRecord]:
         body = ErrorPatch(**given(outcome=outcome, strategy=strategy, resolution=resolution))
-        return Call(ErrorRecord, path={"error_id": error_id}, body=body)
+        path, query = {"error_id": error_id}, ForUser(**given(user=user))
+        return Call(ErrorRecord, path=path, body=body, query=query)
 
     @http.delete("/errors/{error_id}")
     def delete(self, error_id: int) -> Call[None]:
