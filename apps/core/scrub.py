@@ -202,16 +202,21 @@ def _term_pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
 
 
 def scrub_text(text: str, *, terms: Sequence[str] = (), user: str = "") -> str:
-    """`text` with personal data masked by RULES, then `user` as [user] and each of `terms`
-    as [name]."""
+    """`text` with personal data masked by RULES, then, in one pass, the longest first,
+    `user` as [user] and each of `terms` as [name]."""
     if not text:
         return text
     for pattern, replacement in RULES:
         text = pattern.sub(replacement, text)
-    if user and (own := _term_pattern([user])) is not None:
-        text = own.sub("[user]", text)
-    names = _term_pattern([term for term in terms if term.casefold() != user.casefold()])
-    return names.sub("[name]", text) if names is not None else text
+    names = _term_pattern([*terms, user] if user else terms)
+    if names is None:
+        return text
+    own = " ".join(user.split()).casefold()
+
+    def placeholder(match: re.Match[str]) -> str:
+        return "[user]" if " ".join(match.group().split()).casefold() == own else "[name]"
+
+    return names.sub(placeholder, text)
 
 
 def scrub_value(value: Any, *, terms: Sequence[str] = (), user: str = "") -> Any:
