@@ -199,7 +199,8 @@ def test_bruno_reads_the_lesson_and_nothing_of_alice(api, world):
     assert [(e["tool_name"], e["error"], e["resolution"]) for e in listed] == [
         (TOOL, BRUNO.error, SHARED_RESOLUTION)
     ]
-    found = api.post("/errors/search", {"query": "payment refused", "session_id": f"{BRUNO.user}-chat"})
+    search = {"query": "payment refused", "session_id": f"{BRUNO.user}-chat"}
+    found = api.post("/errors/search", search)
     assert [h["record"]["error"] for h in found.json()["items"]] == [BRUNO.error]
     learnings = api.get("/learnings", {"user": BRUNO.user, "kind": "error"}).json()["items"]
     assert [
