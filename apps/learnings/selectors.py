@@ -119,7 +119,7 @@ def learnings_shown(learnings: Sequence[Learning], audience: Audience) -> list[L
     return [_overlaid(row, by_learning.get(row.pk), ("content",)) for row in learnings]
 
 
-def _shown_page(page: Page, shown) -> Page:
+def _shown_page(page: Page[M], shown: list[M]) -> Page[M]:
     return Page(items=shown, next_cursor=page.next_cursor)
 
 

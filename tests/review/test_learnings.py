@@ -337,7 +337,10 @@ def test_error_expire_stops_serving_the_record_and_the_sweep_deletes_it(
 
     assert (response.status_code, response["Location"]) == (302, _url("learnings", agent))
     assert not ErrorRecord.objects.live().filter(pk=record.pk).exists()
-    assert error_hints(agent=agent, tool_name="shell", error=record.error) == []
+    assert (
+        error_hints(agent=agent, tool_name="shell", error=record.error, audience=Audience(None))
+        == []
+    )
     [event] = AuditEvent.objects.all()
     assert (event.action, event.user, event.object_id) == ("error.expire", editor, str(record.pk))
     assert event.before["outcome"] == "open"

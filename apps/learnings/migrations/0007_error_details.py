@@ -4,7 +4,6 @@ import django.db.models.deletion
 import django.utils.timezone
 from django.db import migrations, models
 
-from apps.core.delete_rules import match_delete_rules
 from apps.search.operations import (
     AddContainsIndex,
     AddKeywordIndex,
@@ -21,7 +20,6 @@ ERROR_TEXT = ("tool_name", "error", "strategy", "resolution")
 
 
 class Migration(migrations.Migration):
-    atomic = False  # match_delete_rules: each key's swap commits alone
 
     dependencies = [
         ('agents', '0004_team_agents_md'),
@@ -74,5 +72,4 @@ class Migration(migrations.Migration):
         AddVectorIndex("errorrecord", field="embedding", vendors=SQLITE),
         AddContainsIndex("errorrecord", field="error", vendors=SQLITE),
         AddKeywordIndex("learning", fields=("content",), vendors=SQLITE),
-        match_delete_rules(),
     ]

@@ -158,7 +158,7 @@ def error_record_create(
     text is the origin user's ErrorDetail). The same tool, error and strategy again (once
     de-identified) is one record: its outcome and resolution are updated and it counts a
     hit. Returns (record, created); InvalidInput or PayloadTooLarge name a bad field."""
-    raw = {
+    raw: dict[str, Any] = {
         "error": _text(error, "error", required=True),
         "strategy": _text(strategy, "strategy"),
         "resolution": _text(resolution, "resolution"),

@@ -91,6 +91,6 @@ def backwards(apps, schema_editor) -> None:
 
 
 class Migration(migrations.Migration):
-    dependencies = [("learnings", "0007_error_details")]
+    dependencies = [("learnings", "0008_error_detail_delete_rules")]
 
     operations = [migrations.RunPython(forwards, backwards)]
