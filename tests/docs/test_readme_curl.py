@@ -198,6 +198,8 @@ def comments_hold(session_calls: list[Call]) -> None:
             "learnings": 0,
             "history": 1,
             "runs": 1,
+            # her raw text of the failed git_push: its error record's and its learning's
+            "error_details": 2,
         },
     }
     settings_now = by_step[20].body["settings"]
