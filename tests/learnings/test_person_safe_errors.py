@@ -18,6 +18,8 @@ from django.urls import reverse
 from apps.agents.models import MemberRole
 from apps.agents.services import membership_set
 from apps.learnings.models import ErrorDetail, ErrorRecord, Learning
+from tests.factories import issue_key
+from tests.mcp.test_server_unit import ok
 
 pytestmark = pytest.mark.django_db
 
@@ -231,6 +233,24 @@ def test_alice_reads_her_own_raw_text_and_nothing_of_bruno(api, world):
         f'user request: "{ALICE.request}"'
     )
     assert leaks([mine, one, learning], BRUNO) == []
+
+
+@pytest.mark.django_db(transaction=True)  # the MCP server runs its tools in its own thread
+def test_the_mcp_error_tools_acting_for_bruno_show_nothing_of_alice(agent, world):
+    key = issue_key(agent)
+    record = ErrorRecord.objects.get()
+
+    searched = ok(key, "search_error_memory", {"query": "payment refused", "user": BRUNO.user})
+    listed = ok(key, "read_error_memory", {"user": BRUNO.user})
+    one = ok(key, "read_error_memory", {"error_id": record.pk, "user": BRUNO.user})
+    everyone = ok(key, "read_error_memory", {})
+
+    assert [h["record"]["resolution"] for h in searched["items"]] == [SHARED_RESOLUTION]
+    assert [(e["tool_name"], e["error"]) for e in listed["items"]] == [(TOOL, BRUNO.error)]
+    assert one["error"] == BRUNO.error
+    assert [e["error"] for e in everyone["items"]] == [SHARED_ERROR]
+    assert leaks([searched, listed, one, everyone], ALICE) == []
+    assert leaks(everyone, BRUNO) == []
 
 
 def test_the_review_page_shows_a_users_raw_text_only_under_their_filter(api, agent, world):
