@@ -289,3 +289,57 @@ def test_erasing_alice_leaves_nothing_of_her_in_error_memory(api, world):
     assert (record.error, record.origin_user, record.session_id) == (SHARED_ERROR, "", None)
     # the lesson stays, for bruno and everyone
     assert [(h["rule"]) for h in fail(api, BRUNO, "call_c").json()["hints"]] == ["apply"]
+
+
+def test_remember_error_for_a_user_shares_it_deidentified_and_answers_them_raw(api):
+    api.post("/facts", {"user": ALICE.user, "key": "name", "value": ALICE.name})
+    body = {"tool_name": TOOL, "error": ALICE.error, "arguments": ALICE.arguments,
+            "strategy": f"asked {ALICE.name} again", "user": ALICE.user}  # fmt: skip
+
+    response = api.post("/errors", body)
+
+    assert response.status_code == 201, response.content
+    assert (response.json()["error"], response.json()["strategy"]) == (
+        ALICE.error,
+        f"asked {ALICE.name} again",
+    )
+    record = ErrorRecord.objects.get()
+    assert (record.error, record.strategy, record.origin_user) == (
+        SHARED_ERROR,
+        "asked [name] again",
+        ALICE.user,
+    )
+    [everyone] = api.get("/errors").json()["items"]
+    assert (everyone["error"], leaks(everyone, ALICE)) == (SHARED_ERROR, [])
+    # the same failure of hers again is the same record (the de-identified form matched)
+    again = api.post("/errors", body)
+    assert (again.status_code, ErrorRecord.objects.count()) == (200, 1)
+
+
+DIFFERS = [{"loc": ["body", "user"], "msg": "user differs from the session's user",
+            "type": "value_error"}]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "data", "status", "detail"),
+    [
+        ("post", "/errors/search", {"query": "x", "user": "someone", "session_id": "s-chat"},
+         422, DIFFERS),
+        ("post", "/errors", {"tool_name": "t", "error": "e", "user": "someone",
+                             "session_id": "s-chat"}, 422, DIFFERS),
+        ("get", "/errors", {"user": " "}, 422,
+         [{"loc": ["query", "user"], "type": "value_error",
+           "msg": "Value error, user must be 1-200 printable characters"}]),
+        ("post", "/errors/search", {"query": "x", "session_id": "nope"}, 404,
+         "session not found"),
+    ],
+)  # fmt: skip
+def test_a_user_that_is_not_the_sessions_or_no_user_is_refused(
+    api, method, path, data, status, detail
+):
+    api.post("/sessions", {"key": "s-chat", "user": "theirs"})
+
+    response = getattr(api, method)(path, data)
+
+    assert (response.status_code, response.json()["detail"]) == (status, detail)
+    assert ErrorRecord.objects.count() == 0
