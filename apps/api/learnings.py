@@ -5,7 +5,7 @@ from ninja import Query, Status
 
 from apps.agents.schemas import ForUser
 from apps.agents.users import Audience
-from apps.api.registry import Router
+from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
 from apps.core.pagination import Page
@@ -36,6 +36,7 @@ def list_errors(request: AuthedRequest, query: Query[schemas.ErrorQuery]) -> Pag
 
 
 @router.post("/errors/search", response=schemas.ErrorSearchOut)
+@access(read=True)
 def search_errors(request: AuthedRequest, payload: schemas.ErrorSearchIn) -> dict:
     """search_error_memory: substring and vector matches; every hit's TTL is
     refreshed."""
@@ -57,6 +58,7 @@ def get_error(request: AuthedRequest, error_id: int) -> ErrorRecord:
 
 
 @router.patch("/errors/{error_id}", response=schemas.ErrorOut)
+@access(agent_level=True)
 def update_error(request: AuthedRequest, error_id: int, payload: schemas.ErrorPatch) -> ErrorRecord:
     """Record the outcome: resolved (with its resolution), failed or abandoned."""
     record = selectors.error_get(agent=request.auth, error_id=error_id)
@@ -64,6 +66,7 @@ def update_error(request: AuthedRequest, error_id: int, payload: schemas.ErrorPa
 
 
 @router.delete("/errors/{error_id}", response={204: None})
+@access(agent_level=True)
 def delete_error(request: AuthedRequest, error_id: int) -> Status[None]:
     record = selectors.error_get(agent=request.auth, error_id=error_id)
     services.error_record_delete(record=record)
@@ -71,6 +74,7 @@ def delete_error(request: AuthedRequest, error_id: int) -> Status[None]:
 
 
 @router.post("/errors/{error_id}/promote", response={201: schemas.LearningOut})
+@access(agent_level=True)
 def promote_error(request: AuthedRequest, error_id: int) -> Status[Learning]:
     """A resolved or failed record becomes an active error learning (409 otherwise)."""
     record = selectors.error_get(agent=request.auth, error_id=error_id)

@@ -3,7 +3,7 @@ theirs."""
 
 from ninja import Query
 
-from apps.api.registry import Router
+from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
 from apps.lifecycle import schemas, selectors
 from apps.lifecycle.selectors import UsersPage
@@ -16,6 +16,7 @@ API_ACTOR = Actor(source="api", name="agent")
 
 
 @router.get("/users", response=schemas.AgentUserPage)
+@access(agent_level=True)
 def list_users(request: AuthedRequest, query: Query[schemas.UserQuery]) -> UsersPage:
     """The agent's end users in name order, each with the number of their sessions: every
     user a session or a row of memory names."""
