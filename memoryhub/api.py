@@ -108,7 +108,7 @@ def _enforce_scope(request: HttpRequest, agent: Agent, scope: KeyScope) -> None:
     call = Call(
         endpoint=operation.endpoint,
         path=operation.path,
-        query=dict(request.GET.items()),
+        query={name: str(value) for name, value in request.GET.items()},
         body=_json_object(request),
         query_declares=operation.query_declares,
         body_declares=operation.body_declares,
@@ -118,7 +118,7 @@ def _enforce_scope(request: HttpRequest, agent: Agent, scope: KeyScope) -> None:
     if query != call.query:
         scoped = request.GET.copy()
         scoped.update({"user": query["user"]})
-        request.GET = scoped
+        request.GET = scoped  # type: ignore[assignment]
     request.scoped_body_declares = operation.body_declares  # type: ignore[attr-defined]
 
 

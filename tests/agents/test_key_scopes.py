@@ -364,3 +364,20 @@ def test_the_schema_declares_403_on_every_keyed_operation():
     declared = {(m, p): "403" in op["responses"] for m, p, op in operations()}
 
     assert declared == dict.fromkeys(declared, True)
+
+
+def test_a_bound_key_on_its_own_rows_is_refused_only_the_agents_operations(agent, world):
+    """No operation refuses a bound key that names nothing but its own user's rows, except
+    the agent-level ones: the check blocks what it must and nothing more."""
+    key = scoped_key(agent, user=ALICE.user)
+    answers = {}
+    for method, path, op in operations():
+        url = fill(path, world, of=ALICE.user).replace("notes/caroline.md", "notes/alice.md")
+        body = body_of(method, path, op)
+        if (method, path) == ("post", "/errors"):
+            body = {**(body or {}), "session_id": ALICE.session_key}
+        answers[(method, path)] = call(key, method, url, body=body).status_code
+
+    refused = {op for op, status in answers.items() if status == 403}
+    assert refused == AGENT_LEVEL
+    assert {op: s for op, s in answers.items() if s >= 500} == {}

@@ -26,9 +26,10 @@ class Command(BaseCommand):
                 raise CommandError("the API key is unknown, malformed or revoked")
             found, key_scope = api_key.agent, api_key.scope
         else:
-            found = agent_for_slug(agent or "")
-            if found is None:
+            by_slug = agent_for_slug(agent or "")
+            if by_slug is None:
                 raise CommandError(f"no agent '{agent}'")
+            found = by_slug
         connections.close_all()  # tool calls open their own, in worker threads
         self.stderr.write(
             f"memoryhub MCP server on stdio as agent '{found.slug}' ({key_scope.describe()})"
