@@ -67,13 +67,15 @@ class TeamAdmin(TeamScopedAdmin):
 
 class ApiKeyInline(TeamScopedTabularInline):
     model = ApiKey
-    fields = ("prefix", "name", "created_at", "last_used_at", "revoked_at")
+    fields = ("prefix", "name", "user", "read_only", "created_at", "last_used_at", "revoked_at")
     readonly_fields = fields
     extra = 0
     can_delete = False
 
     def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False  # keys are issued by the action below, so the raw key can be shown once
+        # Keys are issued by the action below or the API keys' add page, so the raw key can
+        # be shown once.
+        return False
 
 
 @admin.register(Agent)
