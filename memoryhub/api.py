@@ -105,6 +105,10 @@ def _enforce_scope(request: HttpRequest, agent: Agent, scope: KeyScope) -> None:
     """Forbidden unless the scope allows the call; then the bound user into the query
     where it is declared and not given (the body's: CheckedParser)."""
     operation: _Operation = request.scoped_operation  # type: ignore[attr-defined]
+    for name, values in request.GET.lists():
+        if len(set(values)) > 1:
+            # The check reads one value of each; the endpoint must not read another.
+            raise Forbidden(f"a scoped key gives each query parameter once: '{name}' differs")
     call = Call(
         endpoint=operation.endpoint,
         path=operation.path,

@@ -228,6 +228,18 @@ def test_a_session_of_another_user_is_403_in_a_body_or_query(agent, world):
     }
 
 
+def test_a_repeated_query_parameter_cannot_smuggle_another_user(agent, world):
+    key = scoped_key(agent, user=ALICE.user)
+    url = f"{PREFIX}/facts?user={CAROLINE.user}&user={ALICE.user}"
+
+    response = Client().get(url, headers={"Authorization": f"Bearer {key}"})
+
+    assert response.status_code == 403
+    assert response.json() == {
+        "detail": "a scoped key gives each query parameter once: 'user' differs"
+    }
+
+
 def test_even_an_operation_without_user_refuses_another_user(agent, world):
     key = scoped_key(agent, user=ALICE.user)
 
