@@ -94,12 +94,17 @@ def test_the_user_segment_takes_colons_at_signs_and_slashes(api, agent, owners):
 
     response = api.delete("/users/org/team/7")
 
-    assert response.json() == {"user": "org/team/7", "deleted": {**_zeros(), "sessions": 1}}
+    assert response.json() == {
+        "user": "org/team/7",
+        "deleted": {**_zeros(), "sessions": 1},
+        "vacuumed": False,
+    }
 
 
 def _zeros() -> dict:
     keys = ["sessions", "messages", "summaries", "facts", "fact_versions", "entries"]
     keys += ["entry_aliases", "entry_changes", "learnings", "history", "runs"]
+    keys += ["provenance_cleared", "audit_events_cleared"]
     return dict.fromkeys(keys, 0)
 
 
@@ -160,7 +165,8 @@ def test_manage_py_erase_user_by_slug_or_id_prints_the_counts(agent, owners):
     lines = out.getvalue().splitlines()
     assert lines[0] == f"Erased user '{ERASED}' of agent 'alice-bot':"
     assert lines[1:3] == ["  sessions: 2", "  messages: 14"]
-    assert len(lines) == 12
+    assert len(lines) == 14
+    assert lines[-2:] == ["  provenance_cleared: 0", "  audit_events_cleared: 0"]
     [event] = AuditEvent.objects.filter(action="user.erase")
     assert (event.source, event.username.startswith("cli")) == ("cli", True)
     again = StringIO()
