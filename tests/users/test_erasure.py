@@ -1,8 +1,8 @@
 """Issue 26's erasure: DELETE /users/{user} removes every session, message, fact (with its
 versions), entry (with its aliases and changes), learning, HISTORY entry and run of that
 user, answers the counts (which are what was created), and leaves an audit event with the
-counts and a keyed hash of the user, no content. Afterwards no search finds any word of their messages;
-the other user and the agent keep everything."""
+counts and a keyed hash of the user, no content. Afterwards no search finds any word of their
+messages; the other user and the agent keep everything."""
 
 import json
 import re
