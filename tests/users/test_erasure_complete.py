@@ -8,11 +8,13 @@ The user has a session with messages (one popped), a fact edited on the review p
 edited in the admin, and the agent keeps a fact saved in their session. Committed for real
 (transaction=True): VACUUM cannot run in a transaction, and the file is read from disk."""
 
+from io import StringIO
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 from django.urls import reverse
@@ -235,3 +237,52 @@ def test_erasing_a_user_with_nothing_left_answers_zeros_and_still_vacuums(api, a
         "deleted": dict.fromkeys(DELETED, 0),
         "vacuumed": True,
     }
+
+
+def test_manage_py_erase_user_vacuums_and_checks_for_an_erasure(api, agent):
+    _their_memory(api, agent)
+    checked = StringIO()
+    call_command("erase_user", "--agent", agent.slug, "--check", USER, stdout=checked)
+    assert checked.getvalue() == (
+        f"No erasure of user '{USER}' of agent 'alice-bot' is recorded.\n"
+    )
+    assert tables_with([KEY]) != {}  # --check erased nothing
+    out = StringIO()
+
+    call_command("erase_user", "--agent", agent.slug, "--vacuum", USER, stdout=out)
+
+    lines = out.getvalue().splitlines()
+    assert lines[0] == f"Erased user '{USER}' of agent 'alice-bot':"
+    assert lines[1:-1] == [f"  {kind}: {n}" for kind, n in DELETED.items()]
+    assert lines[-1] == "Vacuumed."
+    assert tables_with(THEIRS) == {}
+    [event] = AuditEvent.objects.filter(action="user.erase")
+    again = StringIO()
+    call_command("erase_user", "--agent", agent.slug, "--check", USER, stdout=again)
+    assert again.getvalue().splitlines() == [
+        f"User '{USER}' of agent 'alice-bot' was erased:",
+        f"  {event.created_at.isoformat()} by {event.username}",
+    ]
+    other = StringIO()
+    call_command("erase_user", "--agent", agent.slug, "--check", "signal:other", stdout=other)
+    assert "No erasure of user 'signal:other'" in other.getvalue()
+
+
+def test_the_review_pages_erase_with_the_vacuum_box_ticked(api, agent):
+    _their_memory(api, agent)
+    editor = Client()
+    editor.force_login(get_user_model().objects.get(username="eddie"))
+    url = reverse("review:user_erase", args=[agent.slug, USER])
+    page = editor.get(url).content.decode()
+    assert '<input type="checkbox" name="vacuum">' in page
+    # The confirmation counts what would be deleted; what is cleared comes with the erasure.
+    assert "provenance" not in page
+
+    response = editor.post(url, {"vacuum": "on"})
+
+    assert response.status_code == 302
+    assert tables_with(THEIRS) == {}
+    users = editor.get(response["Location"]).content.decode()
+    assert "provenance cleared 2, audit events cleared 3; vacuumed." in users
+    if connection.vendor == "sqlite":
+        assert file_bytes_with(THEIRS) == {}
