@@ -204,6 +204,6 @@ def erasure_vacuum() -> bool:
     whole file, its FTS5 segments and its WAL; PostgreSQL: VACUUM of the tables it may
     touch, every table of the erasing apps and the audit log, with their side tables).
     False inside a transaction, where it cannot run."""
-    touched = [m for m in apps.get_models() if m._meta.app_label in ERASING_APPS]
-    tables = sorted(m._meta.db_table for m in (*touched, AuditEvent))
+    tables = [m._meta.db_table for m in apps.get_models() if m._meta.app_label in ERASING_APPS]
+    tables.append(AuditEvent._meta.db_table)
     return vacuum_tables(tables, rewritten=search_indexes_rebuild)

@@ -44,7 +44,8 @@ def user_hmacs(*, agent_id: int, user: str) -> list[str]:
 
 
 def _models() -> dict[str, type[Model]]:
-    return {m._meta.model_name: m for m in apps.get_models() if m._meta.app_label in ERASING_APPS}
+    erasing = (m for m in apps.get_models() if m._meta.app_label in ERASING_APPS)
+    return {str(m._meta.model_name): m for m in erasing}
 
 
 def _existing(model: type[Model], ids: Iterable[str]) -> set[str]:
@@ -73,7 +74,7 @@ def audited_rows(agent: Agent) -> dict[type[Model], set[str]]:
 
 def rows_gone(watched: dict[type[Model], set[str]]) -> dict[str, set[str]]:
     """Of the rows `audited_rows` found, those deleted since: ids by object_type."""
-    gone = {m._meta.model_name: ids - _existing(m, ids) for m, ids in watched.items()}
+    gone = {str(m._meta.model_name): ids - _existing(m, ids) for m, ids in watched.items()}
     return {kind: ids for kind, ids in gone.items() if ids}
 
 
@@ -94,10 +95,10 @@ def audit_events_clear(
         about |= Q(object_type=kind, object_id__in=sorted(ids))
     theirs = AuditEvent.objects.filter(agent=agent).filter(_CONTENT).filter(about)
     _rename_in_erasures(theirs.filter(action=ACTION), agent=agent, user=user)
-    ids = list(theirs.exclude(action=ACTION).values_list("pk", flat=True))
-    AuditEvent.objects.filter(pk__in=ids, before__isnull=False).update(before=ERASED)
-    AuditEvent.objects.filter(pk__in=ids, after__isnull=False).update(after=ERASED)
-    return AuditCleared(cleared=len(ids), unlinked=_unlink(agent, sessions))
+    cleared = list(theirs.exclude(action=ACTION).values_list("pk", flat=True))
+    AuditEvent.objects.filter(pk__in=cleared, before__isnull=False).update(before=ERASED)
+    AuditEvent.objects.filter(pk__in=cleared, after__isnull=False).update(after=ERASED)
+    return AuditCleared(cleared=len(cleared), unlinked=_unlink(agent, sessions))
 
 
 def _rename_in_erasures(events: Iterable[AuditEvent], *, agent: Agent, user: str) -> None:
