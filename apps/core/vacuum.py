@@ -7,10 +7,13 @@ table's pages until VACUUM. What each step leaves is in docs/memory.md ("Erasing
 Nothing here runs inside a transaction: VACUUM cannot.
 """
 
+import logging
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from django.db import connection
+from django.db import DatabaseError, connection
+
+logger = logging.getLogger(__name__)
 
 
 @contextmanager
@@ -33,15 +36,19 @@ def secure_delete() -> Iterator[None]:
 
 def vacuum_tables(tables: Sequence[str], *, rewritten: Callable[[], object] = lambda: None) -> bool:
     """Rewrite the storage of `tables` so no deleted row is left in it; False (nothing run)
-    inside a transaction, on a backend without a vacuum, or when SQLite's WAL could not be
-    emptied (a reader held it). SQLite rewrites the whole file, then calls `rewritten` (rowids
-    may have moved: the search side tables are rebuilt there)."""
+    inside a transaction, on a backend without a vacuum, when the database was locked, or
+    when SQLite's WAL could not be emptied (a reader held it). SQLite rewrites the whole
+    file, then calls `rewritten` (rowids may have moved: the search side tables are rebuilt
+    there). Never raises for a lock: what it follows (an erasure) has committed."""
     if connection.in_atomic_block:
         return False
-    if connection.vendor == "sqlite":
-        return _sqlite_vacuum(rewritten)
-    if connection.vendor == "postgresql":
-        return _postgres_vacuum(tables)
+    try:
+        if connection.vendor == "sqlite":
+            return _sqlite_vacuum(rewritten)
+        if connection.vendor == "postgresql":
+            return _postgres_vacuum(tables)
+    except DatabaseError as exc:  # locked by another writer past the busy timeout
+        logger.warning("vacuum did not run: %s", exc)
     return False
 
 

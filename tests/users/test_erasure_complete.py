@@ -8,6 +8,7 @@ The user has a session with messages (one popped), a fact edited on the review p
 edited in the admin, and the agent keeps a fact saved in their session. Committed for real
 (transaction=True): VACUUM cannot run in a transaction, and the file is read from disk."""
 
+import sqlite3
 from io import StringIO
 from pathlib import Path
 from urllib.parse import quote
@@ -24,6 +25,7 @@ from apps.agents.services import audit_record, membership_set
 from apps.facts.models import Fact
 from apps.learnings.models import Learning
 from apps.lifecycle.selectors import user_erasures
+from apps.lifecycle.services.erasure import erasure_vacuum
 from apps.lifecycle.services.erasure_audit import user_hmac
 from tests.support.dump import file_bytes_with, tables_with
 from tests.users.world import ok
@@ -286,3 +288,36 @@ def test_the_review_pages_erase_with_the_vacuum_box_ticked(api, agent):
     assert "provenance cleared 2, audit events cleared 3; vacuumed." in users
     if connection.vendor == "sqlite":
         assert file_bytes_with(THEIRS) == {}
+
+
+@pytest.fixture
+def impatient():
+    """SQLite gives up on a lock after 0.1 s instead of the 20 s busy timeout."""
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA busy_timeout")
+        (was,) = cursor.fetchone()
+        cursor.execute("PRAGMA busy_timeout = 100")
+    yield
+    with connection.cursor() as cursor:
+        cursor.execute(f"PRAGMA busy_timeout = {int(was)}")
+
+
+@pytest.mark.sqlite
+@pytest.mark.parametrize("held", ["BEGIN IMMEDIATE", "BEGIN"])
+def test_a_vacuum_another_connection_holds_up_answers_false(api, agent, impatient, held):
+    # BEGIN IMMEDIATE: another writer, VACUUM cannot start; BEGIN and a read: a reader
+    # keeps its snapshot of the WAL, which the checkpoint cannot truncate.
+    _their_memory(api, agent)
+    assert _erase(api).status_code == 200
+    other = sqlite3.connect(connection.settings_dict["NAME"], isolation_level=None)
+    try:
+        other.execute(held)
+        other.execute("SELECT count(*) FROM conversations_session").fetchone()
+
+        assert erasure_vacuum() is False
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert file_bytes_with(THEIRS) != {}  # what a vacuum would have cleared is still there
+    assert erasure_vacuum() is True  # and is, once the other connection has let go
+    assert file_bytes_with(THEIRS) == {}
