@@ -164,7 +164,8 @@ def user_erase(*, agent: Agent, user: str, actor: Actor) -> UserErased:
     """Delete every row of one end user of `agent`, all or nothing, clear what the agent
     keeps of them (provenance, audit content), and record one audit event with the counts
     and `user_hmac`. A 422 for the agent itself ("") or a user that is not one; a second
-    call finds nothing and answers zeros. On SQLite the deleted bytes are zeroed."""
+    call finds nothing and answers zeros. SQLite zeroes what it frees (secure_delete); the
+    WAL keeps the old pages until `erasure_vacuum`."""
     user = erased_user(user)
     with secure_delete(), transaction.atomic():
         lock_agent(agent)
