@@ -198,7 +198,11 @@ def comments_hold(session_calls: list[Call]) -> None:
             "learnings": 0,
             "history": 1,
             "runs": 1,
+            # the agent's fact from her session lost it when the session was removed
+            "provenance_cleared": 0,
+            "audit_events_cleared": 1,  # the pop of her message named her
         },
+        "vacuumed": False,
     }
     settings_now = by_step[20].body["settings"]
     assert (settings_now["max_history_messages"], settings_now["fact_review"]) == (24, True)

@@ -73,6 +73,15 @@ class UserErased(Model):
     learnings: int
     history: int
     runs: int
+    provenance_cleared: int
+    audit_events_cleared: int
+
+
+@component("UserEraseQuery")
+class UserEraseQuery(Model):
+    """The server's `UserEraseQuery`."""
+
+    vacuum: bool = False
 
 
 @component("UserEraseOut")
@@ -81,3 +90,4 @@ class UserErase(Model):
 
     user: str
     deleted: UserErased
+    vacuumed: bool
