@@ -1,8 +1,12 @@
 """The agents' JSON API: one NinjaAPI, a router per URL resource, key auth, errors as JSON."""
 
 import functools
+import inspect
 import logging
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -10,17 +14,21 @@ from django.db import IntegrityError, InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import Router
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
+from ninja.operation import Operation
 from ninja.parser import Parser
 from ninja.renderers import JSONRenderer
 from ninja.security import HttpBearer
 
+from apps.agents.keyscope import KeyScope
 from apps.agents.models import Agent
 from apps.agents.throttle import api_key_authenticate
+from apps.api.scopes import Call, enforce, with_user
 from apps.core.encoders import MicrosecondEncoder
 from apps.core.errors import (
     ApplicationError,
     BadRequest,
     Conflict,
+    Forbidden,
     InvalidInput,
     NotFound,
     PayloadTooLarge,
@@ -37,17 +45,85 @@ logger = logging.getLogger(__name__)
 
 
 class ApiKeyAuth(HttpBearer):
-    """`Authorization: Bearer <key>`; request.auth becomes the key's Agent. Too many wrong
-    keys from one address, or a key over its rate, answer 429 with Retry-After
-    (apps/agents/throttle.py)."""
+    """`Authorization: Bearer <key>`; request.auth becomes the key's Agent and
+    request.key_scope its KeyScope, which is enforced here, before the input is parsed
+    (apps/api/scopes.py: a 403). Too many wrong keys from one address, or a key over its
+    rate, answer 429 with Retry-After (apps/agents/throttle.py)."""
 
     def authenticate(self, request: HttpRequest, token: str) -> Agent | None:
         try:
-            return api_key_authenticate(raw=token, address=client_address(request))
+            api_key = api_key_authenticate(raw=token, address=client_address(request))
         except RateLimited as exc:
             throttled = Throttled(wait=exc.retry_after)
             throttled.message = exc.message  # the 429 body's detail
             raise throttled from exc
+        if api_key is None:
+            return None
+        request.key_scope = api_key.scope  # type: ignore[attr-defined]
+        if not api_key.scope.unscoped:
+            _enforce_scope(request, api_key.agent, api_key.scope)
+        return api_key.agent
+
+
+@dataclass(frozen=True)
+class _Operation:
+    """What scoped_call records for the auth: the endpoint, its path parameters and the
+    names its query and body declare."""
+
+    endpoint: Callable[..., Any]
+    path: dict[str, Any]
+    query_declares: frozenset[str]
+    body_declares: frozenset[str]
+
+
+def _declared(operation: Operation, source: str) -> frozenset[str]:
+    """The names an operation's query (flattened) or body (its schema's fields) declares."""
+    names: set[str] = set()
+    for model in operation.models:
+        if model.__ninja_param_source__ != source:
+            continue
+        if source == "query":
+            names |= set(model.__ninja_flatten_map__)
+        for field in model.model_fields.values():
+            if source == "body" and isinstance(field.annotation, type):
+                names |= set(getattr(field.annotation, "model_fields", {}))
+    return frozenset(names)
+
+
+def _json_object(request: HttpRequest) -> dict[str, Any]:
+    """The body's top level when it is a JSON object, else {} (the parser answers a bad one)."""
+    if request.method in ("GET", "HEAD") or not request.body:
+        return {}
+    try:
+        body = parse_json_body(request.body)
+    except ApplicationError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _enforce_scope(request: HttpRequest, agent: Agent, scope: KeyScope) -> None:
+    """Forbidden unless the scope allows the call; then the bound user into the query
+    where it is declared and not given (the body's: CheckedParser)."""
+    operation: _Operation = request.scoped_operation  # type: ignore[attr-defined]
+    for name, values in request.GET.lists():
+        if len(set(values)) > 1:
+            # The check reads one value of each; the endpoint must not read another.
+            raise Forbidden(f"a scoped key gives each query parameter once: '{name}' differs")
+    call = Call(
+        endpoint=operation.endpoint,
+        path=operation.path,
+        query={name: str(value) for name, value in request.GET.items()},
+        body=_json_object(request),
+        query_declares=operation.query_declares,
+        body_declares=operation.body_declares,
+    )
+    enforce(agent=agent, scope=scope, call=call)
+    query = with_user(scope, call.query, operation.query_declares)
+    if query != call.query:
+        scoped = request.GET.copy()
+        scoped.update({"user": query["user"]})
+        request.GET = scoped  # type: ignore[assignment]
+    request.scoped_body_declares = operation.body_declares  # type: ignore[attr-defined]
 
 
 class Renderer(JSONRenderer):
@@ -60,7 +136,12 @@ class CheckedParser(Parser):
 
     def parse_body(self, request: HttpRequest) -> dict:
         # ninja wraps any error raised here in HttpError(400); http_error unwraps ours.
-        return parse_json_body(request.body)
+        body = parse_json_body(request.body)
+        declares = getattr(request, "scoped_body_declares", None)
+        if declares and isinstance(body, dict):
+            # A user-bound key naming no user names its own (ApiKeyAuth checked the rest).
+            body = with_user(request.key_scope, body, declares)  # type: ignore[attr-defined]
+        return body
 
 
 api = DocumentedNinjaAPI(  # error responses declared: memoryhub/openapi.py
@@ -76,6 +157,7 @@ api = DocumentedNinjaAPI(  # error responses declared: memoryhub/openapi.py
 
 STATUS = {
     BadRequest: 400,
+    Forbidden: 403,
     NotFound: 404,
     Conflict: 409,
     InvalidInput: 422,
@@ -99,7 +181,28 @@ def checked_params(run):
     return wrapper
 
 
+def scoped_call(run):
+    """Record the operation and its path parameters on the request, for ApiKeyAuth to
+    enforce the key's scope on (auth runs inside `run`, before parsing)."""
+    operation = inspect.unwrap(run).__self__
+    query_declares = _declared(operation, "query")
+    body_declares = _declared(operation, "body")
+
+    @functools.wraps(run)
+    def wrapper(request: HttpRequest, *args, **kwargs):
+        request.scoped_operation = _Operation(  # type: ignore[attr-defined]
+            endpoint=operation.view_func,
+            path=kwargs,
+            query_declares=query_declares,
+            body_declares=body_declares,
+        )
+        return run(request, *args, **kwargs)
+
+    return wrapper
+
+
 api.add_decorator(checked_params, mode="view")  # wraps Operation.run: before parsing
+api.add_decorator(scoped_call, mode="view")
 
 
 @api.exception_handler(ApplicationError)

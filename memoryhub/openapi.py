@@ -46,6 +46,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 DESCRIPTIONS = {
     "400": "Bad request: a malformed query parameter or cursor",
     "401": "Missing, malformed or revoked API key",
+    "403": "The key's scope forbids this: another user than the key's, or a write with a "
+    "read-only key",
     "404": "No such object for this agent",
     "409": "Conflicts with the current state",
     "413": "A body, value or batch over its size limit",
@@ -90,7 +92,8 @@ def error_statuses(operation: dict[str, Any], method: str) -> set[str]:
     has_body = "requestBody" in operation
     statuses = {"503"}
     if operation.get("security"):
-        statuses |= {"401", "429"}
+        # Every keyed operation: a user-bound key refuses another user named in any query.
+        statuses |= {"401", "403", "429"}
     if places or has_body:
         # Any input may name an object that does not exist: a path id, a session_id.
         statuses |= {"400", "404", "422"}

@@ -10,6 +10,7 @@ from apps.agents import services
 from apps.agents.config import CEILING_KEYS, NUMERIC
 from apps.agents.models import Agent, ApiKey, AuditEvent, Membership, Team
 from apps.agents.scoping import ReadOnlyAdmin, TeamScopedAdmin, TeamScopedTabularInline
+from apps.agents.users import user_problem
 
 
 class AgentInline(TeamScopedTabularInline):
@@ -66,13 +67,15 @@ class TeamAdmin(TeamScopedAdmin):
 
 class ApiKeyInline(TeamScopedTabularInline):
     model = ApiKey
-    fields = ("prefix", "name", "created_at", "last_used_at", "revoked_at")
+    fields = ("prefix", "name", "user", "read_only", "created_at", "last_used_at", "revoked_at")
     readonly_fields = fields
     extra = 0
     can_delete = False
 
     def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False  # keys are issued by the action below, so the raw key can be shown once
+        # Keys are issued by the action below or the API keys' add page, so the raw key can
+        # be shown once.
+        return False
 
 
 @admin.register(Agent)
@@ -102,28 +105,86 @@ class AgentAdmin(TeamScopedAdmin):
                 after=services.snapshot(key.api_key, ["prefix", "name", "created_at"]),
             )
             issued.append(key)
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "title": "New API keys",
-            "issued": issued,
+        return _issued_page(self, request, issued)
+
+
+def _issued_page(
+    model_admin: admin.ModelAdmin, request: HttpRequest, issued: list[services.IssuedKey]
+) -> TemplateResponse:
+    """The page that shows newly issued raw keys, once (never cached)."""
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "opts": model_admin.opts,
+        "title": "New API keys",
+        "issued": issued,
+    }
+    response = TemplateResponse(request, "admin/agents/issued_key.html", context)
+    add_never_cache_headers(response)  # Cache-Control: no-store, among others
+    return response
+
+
+class ApiKeyAddForm(forms.ModelForm):
+    """A new key: its agent, a name, and its scope (issue 39): one end user, read-only."""
+
+    class Meta:
+        model = ApiKey
+        fields = ["agent", "name", "user", "read_only"]
+        help_texts = {
+            "user": "Bind the key to this end user (your id for them): every call acts as them "
+            "and may name no other. Empty: the key acts for every user of the agent.",
+            "read_only": "The key may only read: every write is refused (403).",
         }
-        response = TemplateResponse(request, "admin/agents/issued_key.html", context)
-        add_never_cache_headers(response)  # Cache-Control: no-store, among others
-        return response
+
+    def clean_user(self) -> str:
+        value = self.cleaned_data.get("user") or ""
+        if value and (problem := user_problem(value)):
+            raise forms.ValidationError(problem)
+        return value.strip()
 
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(TeamScopedAdmin):
-    list_display = ["prefix", "agent", "name", "created_at", "last_used_at", "revoked_at"]
-    list_filter = [("revoked_at", admin.EmptyFieldListFilter), "agent__team"]
-    search_fields = ["prefix", "name", "agent__slug"]
-    readonly_fields = ["agent", "prefix", "hashed_key", "created_at", "last_used_at", "revoked_at"]
+    list_display = ["prefix", "agent", "name", "scope", "created_at", "last_used_at",
+                    "revoked_at"]  # fmt: skip
+    list_filter = [("revoked_at", admin.EmptyFieldListFilter), "read_only", "agent__team"]
+    search_fields = ["prefix", "name", "user", "agent__slug"]
+    readonly_fields = ["agent", "prefix", "hashed_key", "user", "read_only", "created_at",
+                       "last_used_at", "revoked_at"]  # fmt: skip
     fields = ["agent", "name", *readonly_fields[1:]]
     actions = ["revoke"]
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
+    @admin.display(description="scope")
+    def scope(self, obj: ApiKey) -> str:
+        return obj.scope.describe()
+
+    def get_form(self, request: HttpRequest, obj=None, change: bool = False, **kwargs):
+        if obj is None:  # a new key: the form of its agent, name and scope
+            kwargs["form"] = ApiKeyAddForm
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_fields(self, request: HttpRequest, obj=None):
+        return ApiKeyAddForm.Meta.fields if obj is None else self.fields
+
+    def get_readonly_fields(self, request: HttpRequest, obj=None):
+        return [] if obj is None else self.readonly_fields
+
+    def save_model(self, request: HttpRequest, obj: ApiKey, form, change: bool) -> None:
+        """A new key is issued by the service (its secret drawn there); the raw key goes to
+        response_add's page alone."""
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        issued = services.api_key_issue(
+            agent=obj.agent, name=obj.name, user=obj.user or None, read_only=obj.read_only
+        )
+        for field in ("id", "prefix", "hashed_key", "user", "created_at"):
+            setattr(obj, field, getattr(issued.api_key, field))
+        obj._state.adding = False
+        request.issued_key = issued  # type: ignore[attr-defined]
+
+    def response_add(self, request: HttpRequest, obj: ApiKey, post_url_continue=None):
+        """The raw key on this response's page only: no message, no cookie, no cache."""
+        return _issued_page(self, request, [request.issued_key])  # type: ignore[attr-defined]
 
     @admin.action(description="Revoke selected keys")
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:

@@ -4,6 +4,8 @@ from django.db import models
 from django.utils import timezone
 
 from apps.agents.config import AgentConfig, build_config, validate_ceilings, validate_overrides
+from apps.agents.keyscope import KeyScope
+from apps.agents.users import user_field
 from apps.core.errors import InvalidInput
 
 # A team's AGENTS.md goes into every one of its agents' prompts: kept to a document's size.
@@ -128,6 +130,9 @@ class ApiKey(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # Its scope (issue 39): the one end user it acts for ("" = any), and read-only.
+    user = user_field()
+    read_only = models.BooleanField(default=False)
 
     objects = ApiKeyQuerySet.as_manager()
 
@@ -141,6 +146,10 @@ class ApiKey(models.Model):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None
+
+    @property
+    def scope(self) -> KeyScope:
+        return KeyScope(user=self.user or None, read_only=self.read_only)
 
 
 class AuditEvent(models.Model):

@@ -58,3 +58,16 @@ def user_role(*, user: User | AnonymousUser, agent: Agent) -> str | None:
 def audit_events(*, agent: Agent, limit: int = 50) -> list[AuditEvent]:
     """The agent's newest audit events first."""
     return list(AuditEvent.objects.filter(agent=agent)[:limit])
+
+
+def api_keys(*, agent: Agent) -> list[ApiKey]:
+    """The agent's keys, revoked ones too, newest first."""
+    return list(ApiKey.objects.filter(agent=agent).order_by("-created_at", "-id"))
+
+
+def api_key_get(*, agent: Agent, key_id: int) -> ApiKey:
+    """The agent's key `key_id`; NotFound for another agent's or none."""
+    api_key = ApiKey.objects.filter(agent=agent, pk=key_id).first()
+    if api_key is None:
+        raise NotFound("no such API key", loc=["path", "key_id"])
+    return api_key

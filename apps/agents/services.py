@@ -16,6 +16,7 @@ from django.utils.text import slugify
 
 from apps.agents.config import FIELD_NAMES, validate_ceilings, validate_overrides
 from apps.agents.models import Agent, ApiKey, AuditEvent, MemberRole, Membership, Team
+from apps.agents.users import AGENT, clean_user
 from apps.core.errors import Conflict, InvalidInput
 
 KEY_PREFIX = "mh_"
@@ -50,15 +51,24 @@ def agent_create(*, slug: str, team_name: str = "default", name: str = "") -> Ag
     return Agent.objects.create(slug=slug, team=team, name=name or slug)
 
 
-def api_key_issue(*, agent: Agent, name: str = "") -> IssuedKey:
-    """Issue a new key for the agent; the raw key is returned once."""
+def api_key_issue(
+    *, agent: Agent, name: str = "", user: str | None = None, read_only: bool = False
+) -> IssuedKey:
+    """Issue a new key for the agent, bound to one end user (`user`) and/or read-only
+    (issue 39); the raw key is returned once. InvalidInput for a `user` that is no user."""
+    bound = clean_user(user, loc=["user"]) or AGENT
     for _ in range(5):
         prefix = secrets.token_hex(4)
         raw = f"{KEY_PREFIX}{prefix}_{secrets.token_urlsafe(32)}"
         try:
             with transaction.atomic():
                 api_key = ApiKey.objects.create(
-                    agent=agent, name=name, prefix=prefix, hashed_key=hash_key(raw)
+                    agent=agent,
+                    name=name,
+                    prefix=prefix,
+                    hashed_key=hash_key(raw),
+                    user=bound,
+                    read_only=read_only,
                 )
         except IntegrityError:  # prefix collision: 1 in 4 billion, draw again
             continue

@@ -4,7 +4,7 @@ cannot go on), and an optional request rate per key. Both live in the shared cac
 
 from django.conf import settings
 
-from apps.agents.models import Agent
+from apps.agents.models import ApiKey
 from apps.agents.selectors import api_key_lookup
 from apps.agents.services import api_key_touch
 from apps.core.throttle import RateLimited, Window
@@ -25,9 +25,9 @@ def _too_many_failures(wait: int) -> RateLimited:
     )
 
 
-def api_key_authenticate(*, raw: str, address: str) -> Agent | None:
-    """The agent of the live key `raw` (its use recorded), or None for a wrong key, counted
-    against `address`. Raises RateLimited when `address` is over
+def api_key_authenticate(*, raw: str, address: str) -> ApiKey | None:
+    """The live key `raw` with its agent (its use recorded; `.scope` says what it may do),
+    or None for a wrong key, counted against `address`. Raises RateLimited when `address` is over
     MEMORYHUB_AUTH_FAILURES_PER_MINUTE or the key over MEMORYHUB_KEY_RATE_PER_MINUTE."""
     failures = _failures()
     if wait := failures.blocked(address):
@@ -44,4 +44,4 @@ def api_key_authenticate(*, raw: str, address: str) -> Agent | None:
             retry_after=wait,
         )
     api_key_touch(api_key=api_key, every_seconds=settings.MEMORYHUB_KEY_TOUCH_SECONDS)
-    return api_key.agent
+    return api_key

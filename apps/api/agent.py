@@ -4,7 +4,7 @@ from apps.agents import services
 from apps.agents.config import effective_ceilings
 from apps.agents.models import TEAM_AGENTS_MD_NAME, Agent
 from apps.agents.schemas import AgentOut, SettingsPatch, TeamDocumentOut
-from apps.api.registry import Router
+from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
 
 router = Router(tags=["agent"])
@@ -30,6 +30,7 @@ def get_agent(request: AuthedRequest) -> dict:
 
 
 @router.patch("/agent/settings", response=AgentOut)
+@access(agent_level=True)
 def update_settings(request: AuthedRequest, payload: SettingsPatch) -> dict:
     """Override settings for this agent; unknown names, out-of-range values and values over
     the team's ceiling get 422 naming the setting."""

@@ -12,7 +12,7 @@ from ninja import Query, Status
 
 from apps.agents.schemas import ForUser, ScopedWrite
 from apps.agents.users import Audience
-from apps.api.registry import Router
+from apps.api.registry import Router, access
 from apps.api.request import AuthedHttpRequest, AuthedRequest
 from apps.core.pagination import Page, decode_id_cursor
 from apps.entries import schemas, selectors, services
@@ -136,6 +136,7 @@ def _content_length(request: AuthedHttpRequest) -> int | None:
 
 
 @router.post("/workspace/import", response={201: ImportOut}, tags=["memory"])
+@access(agent_level=True)
 def import_workspace(request: AuthedHttpRequest, query: Query[ImportQuery]) -> Status[dict]:
     """Load an exported archive (the raw request body); 409 on existing names unless force.
     History and learnings files become rows again (one already present is not doubled).

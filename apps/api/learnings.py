@@ -5,7 +5,7 @@ from ninja import Query, Status
 
 from apps.agents.schemas import ForUser
 from apps.agents.users import AGENT_ONLY, Audience
-from apps.api.registry import Router
+from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
 from apps.conversations.models import Session
@@ -51,6 +51,7 @@ def list_errors(request: AuthedRequest, query: Query[schemas.ErrorQuery]) -> Pag
 
 
 @router.post("/errors/search", response=schemas.ErrorSearchOut)
+@access(read=True)
 def search_errors(request: AuthedRequest, payload: schemas.ErrorSearchIn) -> dict:
     """search_error_memory: substring and vector matches over the de-identified records;
     every hit's TTL is refreshed."""
@@ -81,6 +82,7 @@ def _shared(request: AuthedRequest, error_id: int) -> ErrorRecord:
 
 
 @router.patch("/errors/{error_id}", response=schemas.ErrorOut)
+@access(agent_level=True)
 def update_error(
     request: AuthedRequest, error_id: int, payload: schemas.ErrorPatch, query: Query[ForUser]
 ) -> ErrorRecord:
@@ -95,12 +97,14 @@ def update_error(
 
 
 @router.delete("/errors/{error_id}", response={204: None})
+@access(agent_level=True)
 def delete_error(request: AuthedRequest, error_id: int) -> Status[None]:
     services.error_record_delete(record=_shared(request, error_id))
     return Status(204, None)
 
 
 @router.post("/errors/{error_id}/promote", response={201: schemas.LearningOut})
+@access(agent_level=True)
 def promote_error(request: AuthedRequest, error_id: int) -> Status[Learning]:
     """A resolved or failed record becomes an active error learning (409 otherwise)."""
     return Status(201, services.error_record_promote(record=_shared(request, error_id)))

@@ -2,7 +2,7 @@
 (get_context with its context manager)."""
 
 from apps.agents.config import within_ceiling
-from apps.api.registry import Router
+from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
 from apps.conversations.schemas import quoted
 from apps.conversations.selectors import session_get
@@ -38,6 +38,7 @@ def memory_save(request: AuthedRequest, payload: SaveIn) -> dict:
 
 
 @router.post("/memory/recall", response=RecallOut)
+@access(read=True)
 def memory_recall(request: AuthedRequest, payload: RecallIn) -> dict:
     """Semantic recall over facts: matching categories, scoped search, flat fallback.
     A `k` over the team's recall_k ceiling is 422."""
@@ -59,6 +60,7 @@ def memory_recall(request: AuthedRequest, payload: RecallIn) -> dict:
 
 
 @router.post("/memory/search", response=SearchOut)
+@access(read=True)
 def memory_search(request: AuthedRequest, payload: SearchIn) -> dict:
     """Hybrid search over workspace documents, entries, facts, learnings and HISTORY entries
     in one ranked list, each hit labelled with its `source`; keyword only, with `degraded:
@@ -188,6 +190,7 @@ def context_out(turn: services.ContextTurn) -> dict:
 
 
 @router.post("/context", response=ContextOut)
+@access(read=True)
 def context(request: AuthedRequest, payload: ContextIn) -> dict:
     """get_context: system part, tri-hybrid messages of the session, the memory leg's
     dated windows from the agent's whole history (ranked as /search ranks them) and token
@@ -195,7 +198,10 @@ def context(request: AuthedRequest, payload: ContextIn) -> dict:
     model holds (documents, summary, every message after the latest compact marker, or the
     agent's observed_tokens) against context_window_tokens; at flush_ratio it flushes
     facts, at compact_ratio it writes, then compacts. A `max_tokens` over the team's
-    context_max_tokens ceiling is 422."""
+    context_max_tokens ceiling is 422. With a read-only key the lifecycle is off: a read
+    flushes and compacts nothing."""
+    if request.key_scope.read_only:
+        payload = payload.model_copy(update={"lifecycle": "off"})
     within_ceiling(
         request.auth, "context_max_tokens", payload.max_tokens, loc=["body", "max_tokens"]
     )

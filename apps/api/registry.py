@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from types import SimpleNamespace
-from typing import Any, Union
+from typing import Any, TypeVar, Union
 
 import ninja
 from ninja import Schema, Status
@@ -86,6 +86,42 @@ def body_schema(kinds: Iterable[Any]) -> dict[str, Any]:
 _DECLARED: dict[Callable[..., Any], Declared] = {}
 
 
+@dataclass(frozen=True)
+class Access:
+    """What an operation does, for a key's scope (apps/api/scopes.py): `write` (a
+    read-only key may not call it), `agent_level` (a user-bound key may not call it: it
+    changes or lists the agent's own state), `session_field` (a body field that names a
+    session by key, as POST /sessions' `key`)."""
+
+    write: bool
+    agent_level: bool = False
+    session_field: str | None = None
+
+
+_ACCESS: dict[Callable[..., Any], Access] = {}
+_MARKED: dict[Callable[..., Any], dict[str, Any]] = {}
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def access(
+    *, read: bool = False, agent_level: bool = False, session_field: str | None = None
+) -> Callable[[F], F]:
+    """Mark an endpoint (under its route decorator): `read` for a POST that only reads
+    (a search, a recall), `agent_level`, `session_field` (see Access). Without it, GET
+    is a read and every other method a write."""
+
+    def mark(func: F) -> F:
+        _MARKED[func] = {"read": read, "agent_level": agent_level, "session_field": session_field}
+        return func
+
+    return mark
+
+
+def access_of(endpoint: Callable[..., Any]) -> Access:
+    """How `endpoint` is classified (KeyError for one no Router registered)."""
+    return _ACCESS[endpoint]
+
+
 def _by_status(response: Any) -> dict[int, Any]:
     """ninja's `response=`: one type (200), or {status or statuses: type}."""
     if not isinstance(response, dict):
@@ -110,6 +146,12 @@ class Router(ninja.Router):
                 or inspect.cleandoc(view_func.__doc__ or "")
                 or view_func.__name__.title().replace("_", " "),
             )
+        marked = _MARKED.get(view_func, {})
+        _ACCESS[view_func] = Access(
+            write=any(m != "GET" for m in methods) and not marked.get("read", False),
+            agent_level=marked.get("agent_level", False),
+            session_field=marked.get("session_field"),
+        )
         super().add_api_operation(path, methods, view_func, **options)
 
 

@@ -1,7 +1,7 @@
 """/search (the agent's messages: semantic, keyword, hybrid or contains) and /search/status
 (the embedding backlog of every corpus)."""
 
-from apps.api.registry import Router
+from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
 from apps.conversations import search
@@ -23,6 +23,7 @@ def _search_message(m: Message) -> dict:
 
 
 @router.post("/search", response=ChatSearchOut)
+@access(read=True)
 def search_chat_history(request: AuthedRequest, payload: ChatSearchIn) -> dict:
     """Search the agent's messages: semantic (default), keyword, hybrid or contains.
 

@@ -10,7 +10,7 @@ import time
 from django.conf import settings
 from ninja import Query, Status
 
-from apps.api.registry import Router
+from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
 from apps.conversations import schemas, selectors, services
 from apps.conversations.models import Message, Session
@@ -45,6 +45,7 @@ def session_of(request: AuthedRequest, ref: str | None) -> Session | None:
 
 
 @router.post("/sessions", response={200: schemas.SessionOut, 201: schemas.SessionOut})
+@access(session_field="key")
 def create_session(request: AuthedRequest, payload: schemas.SessionIn) -> Status[Session]:
     """Create a session; with a `key` the agent already uses, that session is returned (200)."""
     session, created = services.session_create(agent=request.auth, **payload.dict())

@@ -3,11 +3,11 @@ theirs."""
 
 from ninja import Query
 
-from apps.api.registry import Router
+from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
 from apps.lifecycle import schemas, selectors
 from apps.lifecycle.selectors import UsersPage
-from apps.lifecycle.services.erasure import Actor, erased_user, user_erase
+from apps.lifecycle.services.erasure import Actor, erased_user, erasure_vacuum, user_erase
 
 router = Router(tags=["users"])
 
@@ -16,6 +16,7 @@ API_ACTOR = Actor(source="api", name="agent")
 
 
 @router.get("/users", response=schemas.AgentUserPage)
+@access(agent_level=True)
 def list_users(request: AuthedRequest, query: Query[schemas.UserQuery]) -> UsersPage:
     """The agent's end users in name order, each with the number of their sessions: every
     user a session or a row of memory names."""
@@ -23,11 +24,14 @@ def list_users(request: AuthedRequest, query: Query[schemas.UserQuery]) -> Users
 
 
 @router.delete("/users/{path:user}", response=schemas.UserEraseOut)
-def erase_user(request: AuthedRequest, user: str) -> dict:
+def erase_user(request: AuthedRequest, user: str, query: Query[schemas.UserEraseQuery]) -> dict:
     """Erase one end user: every session, message, vector, fact (with its versions), entry,
     learning, HISTORY entry and run of theirs, in one transaction, with the counts deleted
-    (zeros once nothing is left). The agent's own memory and other users' stay. URL-encode
-    the user ("telegram%3A42"); a blank one is 422."""
+    (zeros once nothing is left); the agent's rows from their sessions lose the link, audit
+    events about their rows their content. The agent's own memory and other users' stay.
+    `vacuum=true` then makes the deleted bytes unreadable on disk (docs/memory.md).
+    URL-encode the user ("telegram%3A42"); a blank one is 422."""
     name = erased_user(user)
     erased = user_erase(agent=request.auth, user=name, actor=API_ACTOR)
-    return {"user": name, "deleted": erased.counts()}
+    vacuumed = erasure_vacuum() if query.vacuum else False
+    return {"user": name, "deleted": erased.counts(), "vacuumed": vacuumed}

@@ -17,6 +17,10 @@ class NotFound(ApplicationError):
     """The object does not exist for this agent (another agent's objects look the same)."""
 
 
+class Forbidden(ApplicationError):
+    """403: the key may not do this."""
+
+
 class Conflict(ApplicationError):
     """The write collides with existing state (a taken name, a duplicate key)."""
 

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from django.db.models import Count, Q, QuerySet
 
-from apps.agents.models import Agent
+from apps.agents.models import Agent, AuditEvent
 from apps.agents.users import AGENT, EVERYONE, Audience
 from apps.conversations.models import Message, Session, Summary
 from apps.core.errors import InvalidInput, NotFound
@@ -19,6 +19,7 @@ from apps.learnings.models import ErrorDetail, Learning
 from apps.lifecycle.models import HistoryEntry, Run
 from apps.lifecycle.services.compaction import is_compaction_detail
 from apps.lifecycle.services.erasure import UserErased, erased_user, from_session, user_archives
+from apps.lifecycle.services.erasure_audit import ACTION, user_hmacs
 from apps.lifecycle.services.history import history_files, month_range
 from apps.lifecycle.services.reset import reset_detail
 
@@ -173,6 +174,16 @@ def user_erasure_counts(*, agent: Agent, user: str) -> UserErased:
         runs=Run.objects.filter(mine).count(),
         error_details=ErrorDetail.objects.filter(agent=agent, user=user).count(),
     )
+
+
+def user_erasures(*, agent: Agent, user: str) -> list[AuditEvent]:
+    """The erasures of `user` the agent's audit log records, newest first: their events hold
+    the user's HMAC (under SECRET_KEY or a fallback key), never the name, so only whoever
+    knows the name can ask. [] when the user was never erased."""
+    user = erased_user(user)
+    hashes = user_hmacs(agent_id=agent.pk, user=user)
+    events = AuditEvent.objects.filter(agent=agent, action=ACTION, before__user_hmac__in=hashes)
+    return list(events.order_by("-created_at", "-id"))
 
 
 @dataclass(frozen=True)

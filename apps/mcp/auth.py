@@ -3,18 +3,18 @@
 
 from django.conf import settings
 
-from apps.agents.models import Agent
+from apps.agents.models import Agent, ApiKey
 from apps.agents.selectors import api_key_lookup
 from apps.agents.services import api_key_touch
 
 
-def agent_for_key(raw: str) -> Agent | None:
-    """The live key's agent (its use recorded, throttled as the API does); None otherwise."""
+def key_for(raw: str) -> ApiKey | None:
+    """The live key with its agent and scope (its use recorded); None otherwise."""
     api_key = api_key_lookup(raw=raw)
     if api_key is None:
         return None
     api_key_touch(api_key=api_key, every_seconds=settings.MEMORYHUB_KEY_TOUCH_SECONDS)
-    return api_key.agent
+    return api_key
 
 
 def agent_for_slug(slug: str) -> Agent | None:

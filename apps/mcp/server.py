@@ -17,6 +17,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
+from apps.agents.keyscope import UNSCOPED, KeyScope
 from apps.agents.models import Agent
 from apps.core.errors import ApplicationError
 from apps.mcp import resources
@@ -25,6 +26,8 @@ from apps.mcp.tools import TOOLS, run
 T = TypeVar("T")
 
 current_agent: ContextVar[Agent] = ContextVar("mcp_agent")
+# The scope of the key the connection authenticated with (`--agent SLUG`: unscoped).
+current_scope: ContextVar[KeyScope] = ContextVar("mcp_key_scope", default=UNSCOPED)
 
 INSTRUCTIONS = (
     "memoryhub is your long-term memory. Save each turn of a conversation with "
@@ -60,7 +63,7 @@ async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestPara
     tool = TOOLS.get(params.name)
     if tool is None:
         raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
-    return await in_thread(run, tool, current_agent.get(), params.arguments)
+    return await in_thread(run, tool, current_agent.get(), params.arguments, current_scope.get())
 
 
 async def list_resources(ctx: ServerRequestContext, params: Any) -> types.ListResourcesResult:

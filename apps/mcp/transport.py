@@ -13,8 +13,9 @@ from django.http import HttpRequest
 from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
+from apps.agents.keyscope import UNSCOPED, KeyScope
 from apps.agents.models import Agent
-from apps.mcp.server import current_agent, server
+from apps.mcp.server import current_agent, current_scope, server
 
 # Each HTTP exchange starts and stops a stateless manager and transport: their INFO lines
 # would be two or three log lines per call, with nothing in them.
@@ -86,14 +87,19 @@ async def _exchange(scope: dict[str, Any], body: bytes) -> HttpExchange:
     return exchange
 
 
-def serve_http(agent: Agent, scope: dict[str, Any], body: bytes) -> HttpExchange:
-    """Answer one MCP POST (or GET/DELETE) as `agent`, in an event loop of its own."""
+def serve_http(
+    agent: Agent, scope: dict[str, Any], body: bytes, *, key_scope: KeyScope = UNSCOPED
+) -> HttpExchange:
+    """Answer one MCP POST (or GET/DELETE) as `agent` within its key's scope, in an event
+    loop of its own."""
     token = current_agent.set(agent)
+    scope_token = current_scope.set(key_scope)
     try:
         # async_to_sync runs the loop in another thread and brings the tools' thread-sensitive
         # sync calls back to this one (apps/mcp/server.py: in_thread).
         return async_to_sync(_exchange)(scope, body)
     finally:
+        current_scope.reset(scope_token)
         current_agent.reset(token)
 
 
@@ -102,10 +108,12 @@ async def _stdio() -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def serve_stdio(agent: Agent) -> None:
-    """Speak MCP over stdin/stdout as `agent` until stdin closes."""
+def serve_stdio(agent: Agent, *, key_scope: KeyScope = UNSCOPED) -> None:
+    """Speak MCP over stdin/stdout as `agent` (within its key's scope) until stdin closes."""
     token = current_agent.set(agent)
+    scope_token = current_scope.set(key_scope)
     try:
         anyio.run(_stdio)
     finally:
+        current_scope.reset(scope_token)
         current_agent.reset(token)

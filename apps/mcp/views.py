@@ -64,19 +64,21 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     token = bearer_token(request.headers.get("Authorization", ""))
     try:
         # Wrong keys count against the address exactly as on /api/v1 (one shared limit).
-        agent = api_key_authenticate(raw=token, address=client_address(request)) if token else None
+        api_key = (
+            api_key_authenticate(raw=token, address=client_address(request)) if token else None
+        )
     except RateLimited as exc:
         response = JsonResponse({"detail": exc.message}, status=429)
         response["Retry-After"] = str(exc.retry_after)
         return response
-    if agent is None:
+    if api_key is None:
         return _unauthorized(presented=token is not None)
     try:
         body = request.body
     except RequestDataTooBig:
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         return JsonResponse({"detail": f"request body is over {limit} bytes"}, status=413)
-    exchange = serve_http(agent, asgi_scope(request), body)
+    exchange = serve_http(api_key.agent, asgi_scope(request), body, key_scope=api_key.scope)
     response = HttpResponse(bytes(exchange.body), status=exchange.status)
     for name, value in exchange.headers:
         if name.lower() not in _SKIPPED_HEADERS:

@@ -43,3 +43,16 @@ class ErrorRecordForm(forms.Form):
     outcome = forms.ChoiceField(choices=Outcome.choices)
     strategy = forms.CharField(widget=forms.Textarea, required=False, strip=False)
     resolution = forms.CharField(widget=forms.Textarea, required=False, strip=False)
+
+
+class ApiKeyForm(forms.Form):
+    """A new API key's name and scope (issue 39); the service validates `user` again."""
+
+    name = forms.CharField(max_length=100, required=False)
+    user = forms.CharField(
+        max_length=200,
+        required=False,
+        help_text="Bind the key to this end user: it acts as them and may name no other. "
+        "Empty: every user.",
+    )
+    read_only = forms.BooleanField(required=False, help_text="Every write is refused.")

@@ -146,3 +146,25 @@ def test_create_user_twice_fails_cleanly(db, monkeypatch):
         .memberships.filter(team__name="Other")
         .exists()
     )
+
+
+def test_create_api_key_binds_a_user_and_read_only_and_prints_its_scope(db):
+    _run("create_agent", "helper")
+
+    out = _run("create_api_key", "helper", "--user", " telegram:1 ", "--read-only")
+
+    assert out[-2] == "New API key for 'helper' (user telegram:1, read-only; shown once):"
+    stored = ApiKey.objects.get(agent__slug="helper", read_only=True)
+    assert (stored.user, stored.read_only) == ("telegram:1", True)
+    api = ApiClient(key=out[-1], client=Client())
+    assert api.get("/facts").status_code == 200
+    assert api.get("/facts", {"user": "telegram:2"}).status_code == 403
+    assert api.post("/facts", {"value": "x"}).status_code == 403
+
+
+def test_create_api_key_refuses_a_user_that_is_no_user(db):
+    _run("create_agent", "helper")
+
+    with pytest.raises(CommandError, match="--user: user must be 1-200 printable characters"):
+        _run("create_api_key", "helper", "--user", "   ")
+    assert ApiKey.objects.filter(agent__slug="helper").count() == 1

@@ -167,3 +167,40 @@ def test_the_session_page_shows_its_messages_summary_and_facts(admin_client, ses
     assert f'<a href="/admin/facts/fact/?session__id__exact={session.pk}">' in page
     assert {m.content for m in listed.context["cl"].result_list} == {"first", "second"}
     assert facts.status_code == 200
+
+
+def test_the_key_add_page_issues_a_scoped_key_shown_once(admin_client, agent):
+    form = admin_client.get("/admin/agents/apikey/add/")
+    response = admin_client.post(
+        "/admin/agents/apikey/add/",
+        {"agent": agent.pk, "name": "alice-app", "user": "telegram:1", "read_only": "on"},
+    )
+
+    assert list(form.context["adminform"].form.fields) == ["agent", "name", "user", "read_only"]
+    assert response.status_code == 200
+    assert response.templates[0].name == "admin/agents/issued_key.html"
+    assert "no-store" in response["Cache-Control"]
+    (issued,) = response.context["issued"]
+    page = response.content.decode()
+    assert f'<code class="issued-key">{issued.raw}</code>' in page
+    assert '<td class="key-scope">user telegram:1, read-only</td>' in page
+    stored = ApiKey.objects.get(agent=agent, name="alice-app")
+    assert (stored.user, stored.read_only, stored.pk) == ("telegram:1", True, issued.api_key.pk)
+    headers = {"Authorization": f"Bearer {issued.raw}"}
+    assert Client().get("/api/v1/facts", headers=headers).status_code == 200
+    assert Client().get("/api/v1/facts?user=telegram:2", headers=headers).status_code == 403
+    listing = admin_client.get("/admin/agents/apikey/").content.decode()
+    assert "user telegram:1, read-only" in listing
+    assert issued.raw not in listing
+
+
+def test_the_key_add_page_refuses_a_user_that_is_no_user(admin_client, agent):
+    response = admin_client.post(
+        "/admin/agents/apikey/add/", {"agent": agent.pk, "name": "x", "user": "a\u0007b"}
+    )
+
+    assert response.status_code == 200  # the form again, with its error
+    assert response.context["adminform"].form.errors == {
+        "user": ["user must be 1-200 printable characters"]
+    }
+    assert ApiKey.objects.filter(agent=agent).count() == 0

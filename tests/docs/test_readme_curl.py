@@ -200,7 +200,11 @@ def comments_hold(session_calls: list[Call]) -> None:
             "runs": 1,
             # her raw text of the failed git_push: its error record's and its learning's
             "error_details": 2,
+            # the agent's fact from her session lost it when the session was removed
+            "provenance_cleared": 0,
+            "audit_events_cleared": 1,  # the pop of her message named her
         },
+        "vacuumed": False,
     }
     settings_now = by_step[20].body["settings"]
     assert (settings_now["max_history_messages"], settings_now["fact_review"]) == (24, True)

@@ -16,7 +16,8 @@ from django.db import connection
 from apps.agents.models import AuditEvent
 from apps.conversations.models import Session
 from apps.facts.models import Fact
-from apps.lifecycle.selectors import user_erasure_counts
+from apps.lifecycle.selectors import user_erasure_counts, user_erasures
+from apps.lifecycle.services.erasure_audit import user_hmac
 from apps.search.backends.base import fts_table
 from tests.lifecycle import erasure_probe as probe
 from tests.lifecycle.erasure_seed import Owner, seed
@@ -39,6 +40,8 @@ SEEDED = {
     "history": 1,
     "runs": 5,  # compaction's summary, extraction and compaction; a summary; a consolidation
 }
+# What the erasure clears besides: the agent's fact saved in their session loses the link.
+CLEARED = {"provenance_cleared": 1, "audit_events_cleared": 0}
 
 
 @pytest.fixture
@@ -60,12 +63,12 @@ def _erase(api, user: str):
 def test_erasing_a_user_deletes_exactly_their_rows_and_answers_the_counts(api, agent, owners):
     theirs = probe.related(ERASED, {})
     before = probe.all_rows()
-    preview = user_erasure_counts(agent=agent, user=ERASED).counts()
+    preview = user_erasure_counts(agent=agent, user=ERASED).deletions()
 
     response = _erase(api, ERASED)
 
     assert response.status_code == 200
-    assert response.json() == {"user": ERASED, "deleted": SEEDED}
+    assert response.json() == {"user": ERASED, "deleted": SEEDED | CLEARED, "vacuumed": False}
     assert preview == SEEDED
     after = probe.all_rows()
     gone = {m: ids for m, ids in ((m, before[m] - after[m]) for m in before) if ids}
@@ -146,14 +149,20 @@ def test_a_search_for_the_users_words_finds_nothing_afterwards(api, owners):
     assert len(kept) == 14  # every message of the kept user
 
 
-def test_one_audit_event_names_the_user_and_the_counts_and_no_content(api, agent, owners):
+def test_one_audit_event_holds_the_counts_and_a_keyed_hash_not_the_user(api, agent, owners):
     assert _erase(api, ERASED).status_code == 200
 
     [event] = AuditEvent.objects.filter(agent=agent, action="user.erase")
     assert (event.source, event.username, event.object_type) == ("api", "agent", "user")
-    assert event.before == {"user": ERASED, **SEEDED}
+    assert event.before == {"user_hmac": user_hmac(agent_id=agent.pk, user=ERASED), **SEEDED,
+                            **CLEARED}  # fmt: skip
+    assert len(event.before["user_hmac"]) == 64  # SHA-256, hex
     assert event.after is None
-    assert "zanzibar" not in json.dumps([event.before, event.after, str(event)])
+    recorded = json.dumps([event.before, event.after, str(event)])
+    assert "zanzibar" not in recorded
+    assert ERASED not in recorded
+    assert user_erasures(agent=agent, user=ERASED) == [event]
+    assert user_erasures(agent=agent, user=KEPT) == []
 
 
 def test_a_second_erasure_finds_nothing_and_answers_zeros(api, agent, owners):
@@ -162,5 +171,9 @@ def test_a_second_erasure_finds_nothing_and_answers_zeros(api, agent, owners):
     again = _erase(api, ERASED)
 
     assert again.status_code == 200
-    assert again.json() == {"user": ERASED, "deleted": dict.fromkeys(SEEDED, 0)}
+    assert again.json() == {
+        "user": ERASED,
+        "deleted": dict.fromkeys(SEEDED | CLEARED, 0),
+        "vacuumed": False,
+    }
     assert Session.objects.filter(agent=agent, user=KEPT).count() == 2

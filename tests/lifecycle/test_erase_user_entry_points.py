@@ -17,7 +17,9 @@ from apps.entries.models import Entry
 from apps.entries.services import entry_archive_add
 from apps.facts.models import Fact
 from apps.lifecycle.models import HistoryEntry, Run
-from apps.lifecycle.services.erasure import Actor, user_erase
+from apps.lifecycle.selectors import user_erasures
+from apps.lifecycle.services.erasure import Actor, erasure_vacuum, user_erase
+from apps.lifecycle.services.erasure_audit import user_hmac
 from tests.lifecycle.erasure_seed import Owner, seed
 
 pytestmark = pytest.mark.django_db
@@ -94,12 +96,17 @@ def test_the_user_segment_takes_colons_at_signs_and_slashes(api, agent, owners):
 
     response = api.delete("/users/org/team/7")
 
-    assert response.json() == {"user": "org/team/7", "deleted": {**_zeros(), "sessions": 1}}
+    assert response.json() == {
+        "user": "org/team/7",
+        "deleted": {**_zeros(), "sessions": 1},
+        "vacuumed": False,
+    }
 
 
 def _zeros() -> dict:
     keys = ["sessions", "messages", "summaries", "facts", "fact_versions", "entries"]
     keys += ["entry_aliases", "entry_changes", "learnings", "history", "runs"]
+    keys += ["provenance_cleared", "audit_events_cleared"]
     return dict.fromkeys(keys, 0)
 
 
@@ -160,7 +167,8 @@ def test_manage_py_erase_user_by_slug_or_id_prints_the_counts(agent, owners):
     lines = out.getvalue().splitlines()
     assert lines[0] == f"Erased user '{ERASED}' of agent 'alice-bot':"
     assert lines[1:3] == ["  sessions: 2", "  messages: 14"]
-    assert len(lines) == 12
+    assert len(lines) == 14
+    assert lines[-2:] == ["  provenance_cleared: 0", "  audit_events_cleared: 0"]
     [event] = AuditEvent.objects.filter(action="user.erase")
     assert (event.source, event.username.startswith("cli")) == ("cli", True)
     again = StringIO()
@@ -201,3 +209,31 @@ def test_the_cached_window_of_an_erased_session_goes_too(
 
     assert cache.get(working_memory._token_key(session_id)) is None
     assert cache.get(working_memory._data_key(session_id, token)) is None
+
+
+def test_an_earlier_erasures_event_that_named_the_user_names_them_by_hash(agent, owners):
+    # Before issue 39 the event held the name; erasing the user again rewrites it.
+    old = AuditEvent.objects.create(
+        agent=agent, username="agent", source="api", action="user.erase",
+        object_type="user", before={"user": ERASED, "sessions": 3},
+    )  # fmt: skip
+    kept = AuditEvent.objects.create(
+        agent=agent, username="agent", source="api", action="user.erase",
+        object_type="user", before={"user": KEPT, "sessions": 1},
+    )  # fmt: skip
+
+    user_erase(agent=agent, user=ERASED, actor=Actor("cli", "test"))
+
+    old.refresh_from_db()
+    kept.refresh_from_db()
+    assert old.before == {"user_hmac": user_hmac(agent_id=agent.pk, user=ERASED), "sessions": 3}
+    assert kept.before == {"user": KEPT, "sessions": 1}
+    assert len(user_erasures(agent=agent, user=ERASED)) == 2
+
+
+def test_a_vacuum_inside_a_transaction_runs_nothing(agent, owners):
+    # The test's own transaction: VACUUM cannot run in one; the erasure still commits to it.
+    erased = user_erase(agent=agent, user=ERASED, actor=Actor("cli", "test"))
+
+    assert erasure_vacuum() is False
+    assert erased.sessions == 2

@@ -42,6 +42,8 @@ POST_ONLY = {
     "error_extend",
     "error_expire",
     "run_retry",
+    "key_create",
+    "key_revoke",
 }
 
 

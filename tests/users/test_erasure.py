@@ -1,8 +1,8 @@
 """Issue 26's erasure: DELETE /users/{user} removes every session, message, fact (with its
 versions), entry (with its aliases and changes), learning, HISTORY entry and run of that
 user, answers the counts (which are what was created), and leaves an audit event with the
-user and the counts, no content. Afterwards no search finds any word of their messages;
-the other user and the agent keep everything."""
+counts and a keyed hash of the user, no content. Afterwards no search finds any word of their
+messages; the other user and the agent keep everything."""
 
 import json
 import re
@@ -16,6 +16,7 @@ from apps.entries.models import Entry, EntryAlias, EntryChange
 from apps.facts.models import Fact, FactVersion
 from apps.learnings.models import ErrorDetail, Learning
 from apps.lifecycle.models import HistoryEntry, Run
+from apps.lifecycle.services.erasure_audit import user_hmac
 from tests.users.probes import SOURCES
 from tests.users.world import ALICE, CAROLINE, Person, World
 
@@ -97,14 +98,15 @@ def test_erasing_a_user_removes_their_rows_with_the_counts_created(
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["user"] == ALICE.user
-    assert body["deleted"] == created
+    # the agent's fact saved in her session stays, without the session (issue 39)
+    assert body["deleted"] == {**created, "provenance_cleared": 1, "audit_events_cleared": 0}
     assert _rows(agent, ALICE.user) == dict.fromkeys(created, 0)
     assert not Message.objects.filter(id__in=world.ids(ALICE.user, "message")).exists()
     assert _rows(agent, CAROLINE.user) == caroline
     assert _rows(agent, "") == agents_own
 
 
-def test_the_audit_event_names_the_user_and_the_counts_and_holds_no_content(
+def test_the_audit_event_holds_the_counts_and_neither_the_user_nor_content(
     api, agent, world: World
 ):
     before = set(AuditEvent.objects.values_list("pk", flat=True))
@@ -115,7 +117,8 @@ def test_the_audit_event_names_the_user_and_the_counts_and_holds_no_content(
     recorded = json.dumps([event.action, event.object_type, event.object_id, event.before,
                            event.after]).lower()  # fmt: skip
     assert event.agent_id == agent.pk
-    assert ALICE.user in recorded
+    assert ALICE.user not in recorded  # a keyed hash instead (issue 39)
+    assert event.before["user_hmac"] == user_hmac(agent_id=agent.pk, user=ALICE.user)
     assert [k for k, v in deleted.items() if f'"{k}": {v}' not in recorded] == []
     for text in [*ALICE.words, *ALICE.messages, ALICE.fact, ALICE.note, ALICE.correction]:
         assert text.lower() not in recorded

@@ -11,7 +11,7 @@ delete), recall, erasure (a user's facts). Import from this package.
 """
 
 from apps.facts.services.categories import category_get_or_create, category_vectors
-from apps.facts.services.erasure import facts_erase_user
+from apps.facts.services.erasure import facts_erase_user, facts_unlink_sessions
 from apps.facts.services.recall import RecallHit, RecallResult, facts_recall
 from apps.facts.services.review import (
     fact_merge,
@@ -57,4 +57,5 @@ __all__ = [
     "facts_recall",
     "facts_refresh_salience",
     "facts_touch",
+    "facts_unlink_sessions",
 ]

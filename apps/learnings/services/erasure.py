@@ -33,6 +33,11 @@ def _came_from(agent: Agent, user: str, sessions: Sequence[uuid.UUID]) -> tuple[
     return Q(agent=agent) & records, Q(agent=agent, kind=LearningKind.ERROR) & learnings
 
 
+def _linked(rows: list[ErrorRecord] | list[Learning]) -> int:
+    """How many of `rows` name a session (their link to it is about to be cleared)."""
+    return sum(1 for row in rows if row.session_id or getattr(row, "session_key", ""))
+
+
 def _rescrub_records(rows: list[ErrorRecord], scrub: Scrubber) -> int:
     """Scrub each record again; one whose text changes is embedded again."""
     changed = 0
@@ -69,14 +74,16 @@ def learnings_erase_user(
 ) -> dict[str, int]:
     """Delete every learning of one end user of the agent and their raw texts of failures;
     the error records and error learnings that came from them (or their `sessions`) are
-    unlinked and scrubbed again with `terms`. The rows deleted per model label. The caller
-    holds the agent's lock."""
+    unlinked and scrubbed again with `terms`. The rows deleted per model label, and
+    "provenance_cleared": how many of those kept lost a session link. The caller holds the
+    agent's lock."""
     if user == AGENT:
         raise ValueError("the agent's own learnings are not a user's")
     records_q, learnings_q = _came_from(agent, user, list(sessions))
     records = list(ErrorRecord.objects.filter(records_q).order_by("pk"))
     lessons = list(Learning.objects.filter(learnings_q).exclude(user=user).order_by("pk"))
     deleted: Counter[str] = Counter()
+    deleted["provenance_cleared"] = _linked(records) + _linked(lessons)
     deleted.update(ErrorDetail.objects.filter(agent=agent, user=user).delete()[1])
     deleted.update(Learning.objects.filter(agent=agent, user=user).delete()[1])
     scrub = Scrubber(user=user, terms=tuple(terms))

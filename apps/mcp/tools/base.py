@@ -17,8 +17,10 @@ from django.http import Http404
 from ninja import Schema
 from ninja.errors import HttpError
 
+from apps.agents.keyscope import UNSCOPED, KeyScope
 from apps.agents.models import Agent
 from apps.api.registry import declared
+from apps.api.scopes import Call, enforce, with_user
 from apps.core.encoders import MicrosecondEncoder
 from apps.core.errors import ApplicationError, error_detail, validation_detail
 from apps.core.races import DETAIL as LOST_RACE
@@ -33,9 +35,11 @@ S = TypeVar("S", bound=Schema)
 
 @dataclass(frozen=True)
 class ToolRequest:
-    """What the endpoint functions read from a request: the authenticated agent."""
+    """What the endpoint functions read from a request: the authenticated agent and its
+    key's scope (apps/api/request.py)."""
 
     auth: Agent
+    key_scope: KeyScope = UNSCOPED
 
 
 @dataclass(frozen=True)
@@ -150,14 +154,37 @@ def _success(body: dict) -> types.CallToolResult:
     )
 
 
-def run(tool: Tool, agent: Agent, arguments: dict[str, Any] | None) -> types.CallToolResult:
-    """Call `tool` as `agent`: its API body on success, a tool error with the API's detail
-    on any failure the API reports (an unexpected one is logged, as the API logs a 500)."""
-    request = ToolRequest(auth=agent)
+def _scoped(tool: Tool, request: ToolRequest, arguments: dict[str, Any]) -> dict[str, Any]:
+    """`arguments` within the key's scope, as the API's bearer auth has them: Forbidden
+    for a write with a read-only key or for another user than a bound key's, whatever the
+    model sent; the bound user where the tool takes a `user` and none was given."""
+    if request.key_scope.unscoped:
+        return arguments
+    declares = frozenset(tool.params.model_fields)
+    call = Call(
+        endpoint=tool.endpoint,
+        path={},
+        query={},
+        body=arguments,
+        query_declares=frozenset(),
+        body_declares=declares,
+    )
+    enforce(agent=request.auth, scope=request.key_scope, call=call)
+    return with_user(request.key_scope, arguments, declares)
+
+
+def run(
+    tool: Tool, agent: Agent, arguments: dict[str, Any] | None, key_scope: KeyScope = UNSCOPED
+) -> types.CallToolResult:
+    """Call `tool` as `agent` within its key's scope: its API body on success, a tool error
+    with the API's detail on any failure the API reports (an unexpected one is logged, as
+    the API logs a 500)."""
+    request = ToolRequest(auth=agent, key_scope=key_scope)
     try:
         # The API's body checks (NUL, surrogates, non-finite numbers) hold for tools too.
         check_parsed(arguments or {}, loc=[])
-        args = tool.params.model_validate(arguments or {})
+        scoped = _scoped(tool, request, dict(arguments or {}))
+        args = tool.params.model_validate(scoped)
         result = tool.call(request, args)
         if isinstance(result, Answer):
             # Its outputSchema covers the endpoints in `answers` alone.

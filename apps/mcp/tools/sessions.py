@@ -61,7 +61,9 @@ def _ensure_session(request: ToolRequest, ref: str) -> None:
         payload = _new_key(ref)
         if payload is None:
             raise
-        sessions_api.create_session(request, payload=payload)
+        # A user-bound key's new session is its user's (as POST /sessions with that key).
+        bound = payload.model_copy(update={"user": request.key_scope.user})
+        sessions_api.create_session(request, payload=bound)
 
 
 def _append(request: ToolRequest, args: AppendIn):

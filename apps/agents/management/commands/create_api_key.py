@@ -2,19 +2,31 @@ from django.core.management.base import BaseCommand, CommandError
 
 from apps.agents import services
 from apps.agents.models import Agent
+from apps.core.errors import InvalidInput
 
 
 class Command(BaseCommand):
-    help = "Issue a new API key for an existing agent; the key is the last line of output."
+    help = (
+        "Issue a new API key for an existing agent, optionally bound to one end user "
+        "(--user) and/or read-only (--read-only); the key is the last line of output."
+    )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("slug")
         parser.add_argument("--name", default="cli")
+        parser.add_argument("--user", help="bind the key to this end user: it acts as them only")
+        parser.add_argument("--read-only", action="store_true", help="the key may not write")
 
-    def handle(self, *args, slug: str, name: str, **options) -> None:
+    def handle(
+        self, *args, slug: str, name: str, user: str | None, read_only: bool, **options
+    ) -> None:
         agent = Agent.objects.filter(slug=slug).first()
         if agent is None:
             raise CommandError(f"no agent '{slug}'")
-        issued = services.api_key_issue(agent=agent, name=name)
-        self.stdout.write(f"New API key for '{agent.slug}' (shown once):")
+        try:
+            issued = services.api_key_issue(agent=agent, name=name, user=user, read_only=read_only)
+        except InvalidInput as exc:
+            raise CommandError(f"--user: {exc.message}") from exc
+        scope = issued.api_key.scope.describe()
+        self.stdout.write(f"New API key for '{agent.slug}' ({scope}; shown once):")
         self.stdout.write(issued.raw)

@@ -3,7 +3,8 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
 
-from apps.mcp.auth import agent_for_key, agent_for_slug
+from apps.agents.keyscope import UNSCOPED
+from apps.mcp.auth import agent_for_slug, key_for
 from apps.mcp.transport import serve_stdio
 
 
@@ -18,14 +19,19 @@ class Command(BaseCommand):
         who.add_argument("--agent", help="the agent's slug")
 
     def handle(self, *args, key: str | None, agent: str | None, **options):
+        key_scope = UNSCOPED  # --agent: the operator's, unscoped
         if key is not None:
-            found = agent_for_key(key)
-            if found is None:
+            api_key = key_for(key)
+            if api_key is None:
                 raise CommandError("the API key is unknown, malformed or revoked")
+            found, key_scope = api_key.agent, api_key.scope
         else:
-            found = agent_for_slug(agent or "")
-            if found is None:
+            by_slug = agent_for_slug(agent or "")
+            if by_slug is None:
                 raise CommandError(f"no agent '{agent}'")
+            found = by_slug
         connections.close_all()  # tool calls open their own, in worker threads
-        self.stderr.write(f"memoryhub MCP server on stdio as agent '{found.slug}'")
-        serve_stdio(found)
+        self.stderr.write(
+            f"memoryhub MCP server on stdio as agent '{found.slug}' ({key_scope.describe()})"
+        )
+        serve_stdio(found, key_scope=key_scope)

@@ -9,6 +9,7 @@ from memoryhub_client.models.agent import (
     TeamDocument,
     UserErase,
     UserErased,
+    UserEraseQuery,
     UserQuery,
 )
 from memoryhub_client.models.common import (
@@ -233,6 +234,7 @@ __all__ = [
     "Usage",
     "UsageCounted",
     "UserErase",
+    "UserEraseQuery",
     "UserErased",
     "UserQuery",
     "Window",

@@ -74,6 +74,15 @@ class UserErased(Model):
     history: int
     runs: int
     error_details: int
+    provenance_cleared: int
+    audit_events_cleared: int
+
+
+@component("UserEraseQuery")
+class UserEraseQuery(Model):
+    """The server's `UserEraseQuery`."""
+
+    vacuum: bool = False
 
 
 @component("UserEraseOut")
@@ -82,3 +91,4 @@ class UserErase(Model):
 
     user: str
     deleted: UserErased
+    vacuumed: bool

@@ -17,6 +17,7 @@ from memoryhub_client.models import (
     SettingsPatch,
     TeamDocument,
     UserErase,
+    UserEraseQuery,
     UserQuery,
 )
 
@@ -49,10 +50,11 @@ class Users(Bound[M]):
         return Call(AgentUserPage, query=UserQuery(**given(limit=limit)))
 
     @http.delete("/users/{user:path}")
-    def erase(self, user: str) -> Call[UserErase]:
+    def erase(self, user: str, *, vacuum: bool | None = None) -> Call[UserErase]:
         """Erase the user's sessions, messages, facts, entries, learnings, history and runs
-        in one transaction, with the counts deleted."""
-        return Call(UserErase, path={"user": user})
+        in one transaction, with the counts deleted and cleared; `vacuum` then makes the
+        deleted bytes unreadable on disk."""
+        return Call(UserErase, path={"user": user}, query=UserEraseQuery(**given(vacuum=vacuum)))
 
 
 class Workspace(Bound[M]):
