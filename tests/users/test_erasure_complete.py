@@ -56,6 +56,7 @@ DELETED = {
     "learnings": 0,
     "history": 0,
     "runs": 0,
+    "error_details": 0,  # no tool of theirs failed (tests/learnings/test_person_safe_errors.py)
     # the agent's fact from their session, and the audit snapshot that named the session
     "provenance_cleared": 2,
     # the review edit of their fact, the admin edit of their note, the pop of their message
