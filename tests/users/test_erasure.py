@@ -98,8 +98,9 @@ def test_erasing_a_user_removes_their_rows_with_the_counts_created(
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["user"] == ALICE.user
-    # the agent's fact saved in her session stays, without the session (issue 39)
-    assert body["deleted"] == {**created, "provenance_cleared": 1, "audit_events_cleared": 0}
+    # the agent's fact saved in her session stays, without the session (issue 39), and so
+    # do the error record and the error learning of her failed call
+    assert body["deleted"] == {**created, "provenance_cleared": 3, "audit_events_cleared": 0}
     assert _rows(agent, ALICE.user) == dict.fromkeys(created, 0)
     assert not Message.objects.filter(id__in=world.ids(ALICE.user, "message")).exists()
     assert _rows(agent, CAROLINE.user) == caroline
