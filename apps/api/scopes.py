@@ -14,7 +14,7 @@ from typing import Any
 
 from apps.agents.keyscope import KeyScope
 from apps.agents.models import Agent
-from apps.agents.users import AGENT
+from apps.agents.users import AGENT, EVERYONE
 from apps.api.registry import Access, access_of
 from apps.conversations.selectors import session_get
 from apps.core.errors import Forbidden, NotFound
@@ -79,7 +79,9 @@ def _session_refs(call: Call) -> list[object]:
 # A write's row named by the path: its owner must be the bound user (not the agent's own).
 _ROW_OWNERS: dict[str, Callable[[Agent, int], str]] = {
     "fact_id": lambda agent, pk: fact_get(agent=agent, fact_id=pk).user,
-    "learning_id": lambda agent, pk: learning_get(agent=agent, learning_id=pk).user,
+    "learning_id": lambda agent, pk: (
+        learning_get(agent=agent, learning_id=pk, audience=EVERYONE).user
+    ),
 }
 
 

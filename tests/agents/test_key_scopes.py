@@ -282,7 +282,8 @@ def test_a_bound_key_may_not_write_the_agents_own_memory(agent, world):
         call(key, "post", f"/facts/{agent_fact}/supersede", body={"value": "x"}),
         call(key, "patch", f"/learnings/{agent_learning}", body={"content": "x"}),
         call(key, "delete", f"/learnings/{agent_learning}"),
-        call(key, "post", "/errors", body={"tool_name": "t", "error": "e"}),
+        # POST /errors takes `user` (issue 39): a bound key records its user's failure,
+        # shared de-identified (tests/learnings/test_person_safe_errors.py)
     ]
 
     assert [r.status_code for r in answers] == [403] * len(answers)

@@ -153,11 +153,6 @@ def test_after_an_erasure_no_table_holds_a_string_of_the_user(api, agent):
     assert user_erasures(agent=agent, user=USER) == [event]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 39: the learnings app's erasure (helper 'scrub') unlinks the agent's "
-    "learnings from the user's sessions; remove this mark once it is merged",
-)
 def test_the_agents_learning_from_their_session_stays_without_the_session(api, agent):
     ok(api.post("/sessions", {"key": KEY, "user": USER}), 201)
     learning = {"kind": "correction", "content": AGENT_LEARNING, "session_id": KEY,

@@ -90,4 +90,9 @@ def learnings_erase_user(
     if _rescrub_records(records, scrub):
         schedule_embedding(corpus="errors", agent_id=agent.pk)
     _rescrub_learnings(lessons, scrub)
+    # The agent's other learnings written in their sessions (scope "agent") stay, unlinked.
+    others = Learning.objects.filter(agent=agent, session_id__in=list(sessions)).exclude(
+        pk__in=[row.pk for row in lessons]
+    )
+    deleted["provenance_cleared"] += others.update(session=None, session_key="")
     return dict(deleted)
