@@ -33,9 +33,11 @@ def _came_from(agent: Agent, user: str, sessions: Sequence[uuid.UUID]) -> tuple[
     return Q(agent=agent) & records, Q(agent=agent, kind=LearningKind.ERROR) & learnings
 
 
-def _linked(rows: list[ErrorRecord] | list[Learning]) -> int:
-    """How many of `rows` name a session (their link to it is about to be cleared)."""
-    return sum(1 for row in rows if row.session_id or getattr(row, "session_key", ""))
+def _linked(records: list[ErrorRecord], lessons: list[Learning]) -> int:
+    """How many of these rows name a session (their link to it is about to be cleared)."""
+    found = [r.session_id is not None for r in records]
+    found += [row.session_id is not None or bool(row.session_key) for row in lessons]
+    return sum(found)
 
 
 def _rescrub_records(rows: list[ErrorRecord], scrub: Scrubber) -> int:
@@ -83,7 +85,7 @@ def learnings_erase_user(
     records = list(ErrorRecord.objects.filter(records_q).order_by("pk"))
     lessons = list(Learning.objects.filter(learnings_q).exclude(user=user).order_by("pk"))
     deleted: Counter[str] = Counter()
-    deleted["provenance_cleared"] = _linked(records) + _linked(lessons)
+    deleted["provenance_cleared"] = _linked(records, lessons)
     deleted.update(ErrorDetail.objects.filter(agent=agent, user=user).delete()[1])
     deleted.update(Learning.objects.filter(agent=agent, user=user).delete()[1])
     scrub = Scrubber(user=user, terms=tuple(terms))
