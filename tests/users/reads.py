@@ -107,7 +107,7 @@ def _rows(kind: str) -> Callable[[World, tuple[str, ...]], Found]:
     return lambda world, visible: {kind: {i.id for o in visible for i in world.of(o, kind)}}
 
 
-def _matching(*kinds: str) -> Callable[[World, tuple[str, ...]], Found]:
+def matching(*kinds: str) -> Callable[[World, tuple[str, ...]], Found]:
     """The rows of `kinds` the visible owners hold that contain one of WORDS."""
     return lambda world, visible: {
         k: {i for w in WORDS for i in world.containing(w, visible, k)} for k in kinds
@@ -169,12 +169,12 @@ def _plain(path: str) -> Callable:
     return lambda api, world, how: [Call(f"GET {path}", api.get(path, query_of(how)))]
 
 
-def _messages(body: Any) -> Found:
+def messages_found(body: Any) -> Found:
     hits = {h["id"] for h in body["hits"]}
     return {"message": hits | {m["id"] for w in body["windows"] for m in w["messages"]}}
 
 
-def _sources(body: Any) -> Found:
+def sources_found(body: Any) -> Found:
     kinds = {"document": "entry", "entry": "entry", "fact": "fact", "learning": "learning",
              "history": "history"}  # fmt: skip
     found: Found = {k: set() for k in set(kinds.values())}
@@ -183,7 +183,7 @@ def _sources(body: Any) -> Found:
     return found
 
 
-def _context_found(body: Any) -> Found:
+def context_found(body: Any) -> Found:
     memory = {m["id"] for w in body["memory"] for m in w["messages"]}
     return {
         "fact": {f["id"] for f in body["system"]["facts"]},
@@ -218,7 +218,7 @@ READS = [
     Read("get", "/entries", _listing("/entries", "entry"), lambda b: _ids(b, "entry"),
          _rows("entry")),
     Read("get", "/entries/search", _searches("get", "/entries/search", "q", limit=50),
-         lambda b: {"entry": {h["entry"]["id"] for h in b["items"]}}, _matching("entry")),
+         lambda b: {"entry": {h["entry"]["id"] for h in b["items"]}}, matching("entry")),
     Read("get", "/entries/{name}", _entries_by_name, lambda b: {"entry": {b["id"]}}),
     Read("get", "/workspace/export", _plain("/workspace/export"), shows=("entry",),
          own_only=True),
@@ -230,12 +230,12 @@ READS = [
     Read("get", "/team/AGENTS.md", _plain("/team/AGENTS.md")),
     Read("get", "/search/status", _plain("/search/status")),
     Read("post", "/search", _searches("post", "/search", "query", mode="keyword", k=50),
-         _messages, _matching("message")),
+         messages_found, matching("message")),
     Read("post", "/memory/search", _searches("post", "/memory/search", "query", k=50),
-         _sources, _matching("fact", "entry", "learning", "history")),
+         sources_found, matching("fact", "entry", "learning", "history")),
     Read("post", "/memory/recall", _searches("post", "/memory/recall", "query", k=20),
-         lambda b: {"fact": {h["fact"]["id"] for h in b["items"]}}, _matching("fact")),
-    Read("post", "/context", _context, _context_found, _context_expect),
+         lambda b: {"fact": {h["fact"]["id"] for h in b["items"]}}, matching("fact")),
+    Read("post", "/context", _context, context_found, _context_expect),
 ]  # fmt: skip
 
 # Error memory is agent-wide: a tool's failures, for every user (issue 39 point 1 shows the
