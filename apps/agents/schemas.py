@@ -52,9 +52,9 @@ UserRef = Annotated[
 AllUsers = Annotated[
     bool,
     Field(
-        description="Read every end user's memory with the agent's (issue 39: without it, "
-        "`user` or a session, a read sees the agent's own memory alone). Not with `user` "
-        "or a session (422)."
+        description="Read every end user's memory as well as the agent's. Without it, `user` "
+        "or a session, a read sees the agent's own memory alone. Not with `user` or a "
+        "session (422)."
     ),
 ]
 ScopeName = Annotated[
