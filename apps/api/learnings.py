@@ -3,8 +3,8 @@ name one of the agent's sessions by id or key; sessions.session_of resolves it."
 
 from ninja import Query, Status
 
-from apps.agents.schemas import ForUser
-from apps.agents.users import Audience
+from apps.agents.schemas import ForUser, ReadFor
+from apps.api.audience import audience
 from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
@@ -97,20 +97,21 @@ def add_learning(request: AuthedRequest, payload: schemas.LearningIn) -> Status[
 
 @router.get("/learnings", response=schemas.LearningPage)
 def list_learnings(request: AuthedRequest, query: Query[schemas.LearningQuery]) -> Page[Learning]:
+    seen = audience(request, user=query.user, all_users=query.all_users, where="query")
     return selectors.learnings_page(
-        agent=request.auth, **query.dict(exclude={"user"}), audience=Audience(query.user)
+        agent=request.auth, **query.dict(exclude={"user", "all_users"}), audience=seen
     )
 
 
-def _learning(request: AuthedRequest, learning_id: int, user: str | None) -> Learning:
-    return selectors.learning_get(
-        agent=request.auth, learning_id=learning_id, audience=Audience(user)
-    )
+def _learning(request: AuthedRequest, learning_id: int, query: ForUser) -> Learning:
+    every = isinstance(query, ReadFor) and query.all_users
+    seen = audience(request, user=query.user, all_users=every, where="query")
+    return selectors.learning_get(agent=request.auth, learning_id=learning_id, audience=seen)
 
 
 @router.get("/learnings/{learning_id}", response=schemas.LearningOut)
-def get_learning(request: AuthedRequest, learning_id: int, query: Query[ForUser]) -> Learning:
-    return _learning(request, learning_id, query.user)
+def get_learning(request: AuthedRequest, learning_id: int, query: Query[ReadFor]) -> Learning:
+    return _learning(request, learning_id, query)
 
 
 @router.patch("/learnings/{learning_id}", response=schemas.LearningOut)
@@ -118,7 +119,7 @@ def update_learning(
     request: AuthedRequest, learning_id: int, payload: schemas.LearningPatch, query: Query[ForUser]
 ) -> Learning:
     """Edit, approve (status active) or archive a learning."""
-    learning = _learning(request, learning_id, query.user)
+    learning = _learning(request, learning_id, query)
     return services.learning_update(learning=learning, **payload.dict())
 
 
@@ -126,6 +127,6 @@ def update_learning(
 def delete_learning(
     request: AuthedRequest, learning_id: int, query: Query[ForUser]
 ) -> Status[None]:
-    learning = _learning(request, learning_id, query.user)
+    learning = _learning(request, learning_id, query)
     services.learning_delete(learning=learning)
     return Status(204, None)
