@@ -49,6 +49,7 @@ from memoryhub_client.models.entries import (
     ImportQuery,
     ImportResult,
     ListQuery,
+    ReadFor,
     ScopedWrite,
     SearchQuery,
 )
@@ -200,6 +201,7 @@ __all__ = [
     "Page",
     "Part",
     "PopQuery",
+    "ReadFor",
     "RecallHit",
     "RecallIn",
     "RecallResult",
