@@ -4,6 +4,7 @@ finds), erasing a user removes their items, the namespace rule (default, pattern
 off), a store bound to one user, and 1.x items adopted by their user."""
 
 import asyncio
+import inspect
 from typing import TypedDict
 
 import pytest
@@ -11,8 +12,10 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_store
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore, GetOp, PutOp
-from memoryhub_client import NotFound
+from memoryhub_client import Forbidden, MemoryHub, NotFound
 from memoryhub_client.langgraph import DEFAULT_RULE, MemoryHubStore
+
+from apps.agents.services import api_key_issue
 
 
 def _rows(hub, **read) -> list[tuple[str | None, str]]:
@@ -307,3 +310,20 @@ def test_a_users_own_item_comes_before_the_agents_of_one_name_and_1x_items_are_a
     assert store.search(("users", "ana")) == []
     with pytest.raises(NotFound):
         hub.entries.get("users/ana/memories/m0.json", user="ana")
+
+
+def test_with_a_key_bound_to_a_user_the_store_is_given_that_user(live_url, agent):
+    if "user" not in inspect.signature(api_key_issue).parameters:
+        pytest.skip("needs keys bound to one user (issue 39's key scopes)")
+    bound_key = api_key_issue(agent=agent, name="ana's app", user="ana").raw
+    with MemoryHub(live_url, bound_key) as mine:
+        unbound = MemoryHubStore(client=mine)
+        with pytest.raises(ValueError, match=r"as user 'ana'.s, not as the agent's"):
+            unbound.put(("docs",), "k", {"v": 1})  # the key wrote it as ana's
+        ana = MemoryHubStore(client=mine, user="ana")
+        ana.put(("docs",), "k", {"v": 2})
+        assert ana.get(("docs",), "k").value == {"v": 2}
+        assert _view(ana.search(("users", "ana"))) == []
+        with pytest.raises(Forbidden):
+            unbound.put(("users", "ben"), "k", {"v": 3})
+        assert [(e.user, e.name) for e in mine.entries.list()] == [("ana", "docs/k.json")]

@@ -12,8 +12,9 @@ the entry as that user's (the agent's for none), so `DELETE /users/ana` erases i
 and no other user's read finds it; a get, search or listing reads as that user: their items
 and the agent's, the user's own first where both have one name (for none: the agent's items
 alone, so a search over ("users",) or the whole store finds no user's item). A listing's user
-comes from its prefix (list_namespaces(prefix=("users", "ana"))). With a user-bound key, give
-the store that user. Items a 1.x store put in ("users", X, ...) are agent entries: the store
+comes from its prefix (list_namespaces(prefix=("users", "ana"))). With a key bound to one
+user, give the store that user (the key writes as them: a put stored as another owner than
+its op's is a ValueError, since the store would not read it back). Items a 1.x store put in ("users", X, ...) are agent entries: the store
 still reads them in X's namespace (as the agent's), but they are not X's until moved
 (`adopt_user_items()`).
 
@@ -59,6 +60,7 @@ from memoryhub_client import AsyncMemoryHub, MemoryHub
 from memoryhub_client._adapters import Clients, read
 from memoryhub_client.errors import Conflict, NotFound
 from memoryhub_client.langgraph.calls import (
+    check_owner,
     content_of,
     get_or_none,
     item_value,
@@ -117,7 +119,7 @@ class MemoryHubStore(BaseStore):
     def user_of(self, namespace: tuple[str, ...]) -> str | None:
         """The end user an op on `namespace` acts for (None: the agent): the store's user,
         else the one the namespace rule names. ValueError when they differ."""
-        named = self._rule(tuple(namespace))
+        named = self._rule(tuple(namespace)) or None
         if self.user is None:
             return named
         if named is not None and named != self.user:
@@ -259,12 +261,13 @@ class MemoryHubStore(BaseStore):
             return
         content, index = content_of(op)
         try:
-            hub.entries.write(name, content, index=index, user=owner)
+            written = hub.entries.write(name, content, index=index, user=owner)
         except NotFound:
             try:
-                hub.entries.add(name, content, index=index, user=owner)
+                written = hub.entries.add(name, content, index=index, user=owner)
             except Conflict:  # added meanwhile by another writer: this put replaces it
-                hub.entries.write(name, content, index=index, user=owner)
+                written = hub.entries.write(name, content, index=index, user=owner)
+        check_owner(written, owner)
 
     async def _aput(self, op: PutOp, owner: str | None) -> None:
         run = self._clients.run
@@ -275,12 +278,19 @@ class MemoryHubStore(BaseStore):
             return
         content, index = content_of(op)
         try:
-            await run(lambda hub: hub.entries.write(name, content, index=index, user=owner))
+            written = await run(
+                lambda hub: hub.entries.write(name, content, index=index, user=owner)
+            )
         except NotFound:
             try:
-                await run(lambda hub: hub.entries.add(name, content, index=index, user=owner))
+                written = await run(
+                    lambda hub: hub.entries.add(name, content, index=index, user=owner)
+                )
             except Conflict:
-                await run(lambda hub: hub.entries.write(name, content, index=index, user=owner))
+                written = await run(
+                    lambda hub: hub.entries.write(name, content, index=index, user=owner)
+                )
+        check_owner(written, owner)
 
     # -- search and list_namespaces -----------------------------------------------------------
 

@@ -47,6 +47,19 @@ def visible(entry: Any, user: str | None) -> bool:
     return entry.user is None or entry.user == user
 
 
+def check_owner(entry: Any, owner: str | None) -> None:
+    """ValueError when memoryhub stored a put's entry as someone else's than the op's user:
+    a key bound to one end user writes as them whatever the call names, and the store would
+    not read the item back in its namespace."""
+    if entry.user != owner:
+        stored = f"user {entry.user!r}'s" if entry.user else "the agent's"
+        meant = f"user {owner!r}'s" if owner else "the agent's"
+        raise ValueError(
+            f"memoryhub stored {entry.name!r} as {stored}, not as {meant}: with a key bound "
+            f"to one user, give the store that user (MemoryHubStore(user=...))"
+        )
+
+
 def content_of(op: PutOp) -> tuple[str, bool]:
     value = op.value
     assert value is not None  # a delete is handled before
