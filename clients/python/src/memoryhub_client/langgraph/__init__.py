@@ -14,9 +14,9 @@ and the agent's, the user's own first where both have one name (for none: the ag
 alone, so a search over ("users",) or the whole store finds no user's item). A listing's user
 comes from its prefix (list_namespaces(prefix=("users", "ana"))). With a key bound to one
 user, give the store that user (the key writes as them: a put stored as another owner than
-its op's is a ValueError, since the store would not read it back). Items a 1.x store put in ("users", X, ...) are agent entries: the store
-still reads them in X's namespace (as the agent's), but they are not X's until moved
-(`adopt_user_items()`).
+its op's is a ValueError, since the store would not read it back). Items a 1.x store put in
+("users", X, ...) are agent entries: the store still reads them in X's namespace (as the
+agent's), but they are not X's until moved (`adopt_user_items()`).
 
 What maps and what does not:
 - get, put, delete, list_namespaces: exactly, within one memoryhub agent (the key's).
