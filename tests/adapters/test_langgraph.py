@@ -1,13 +1,12 @@
 """memoryhub_client.langgraph.MemoryHubStore, a LangGraph BaseStore, against the live server:
 the batch's ops with exact results, items as entries (names escaped reversibly), search by
-memoryhub's keyword search with filters and pages, put(index=False), the async ops, and a
-StateGraph whose nodes write and search through the store."""
+memoryhub's keyword search with filters and pages, put(index=False), the async ops. The
+namespaces here name no end user (the agent's own items); test_langgraph_users.py has the
+users, and StateGraphs run for two of them."""
 
 import asyncio
-from typing import TypedDict
 
 import pytest
-from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import (
     BaseStore,
     GetOp,
@@ -353,62 +352,3 @@ def test_an_async_client_given_serves_the_async_ops(live_url, key):
             return await store.aget(("n",), "k")
 
     assert asyncio.run(scenario()).value == {"v": 1}
-
-
-class Chat(TypedDict):
-    user: str
-    said: str
-    recalled: list[str]
-
-
-def _remember(state: Chat, *, store: BaseStore) -> dict:
-    """Writes what the user said as a memory of theirs."""
-    memories = ("teams", state["user"], "memories")
-    store.put(memories, f"m{len(store.search(memories, limit=100))}", {"text": state["said"]})
-    return {}
-
-
-def _recall(state: Chat, *, store: BaseStore) -> dict:
-    """Searches the user's memories for what they like."""
-    found = store.search(("teams", state["user"], "memories"), query="likes")
-    return {"recalled": sorted(item.value["text"] for item in found)}
-
-
-def _graph(store: BaseStore):
-    builder = StateGraph(Chat)
-    builder.add_node("remember", _remember)
-    builder.add_node("recall", _recall)
-    builder.add_edge(START, "remember")
-    builder.add_edge("remember", "recall")
-    builder.add_edge("recall", END)
-    return builder.compile(store=store)
-
-
-def test_a_state_graph_writes_and_searches_through_the_store(env, hub):
-    graph = _graph(MemoryHubStore())  # URL and key from the environment
-
-    first = graph.invoke({"user": "alice", "said": "alice likes ramen", "recalled": []})
-    second = graph.invoke({"user": "alice", "said": "alice likes green tea", "recalled": []})
-    third = graph.invoke({"user": "alice", "said": "the weather is nice", "recalled": []})
-    other = graph.invoke({"user": "bob", "said": "bob likes pho", "recalled": []})
-
-    assert first["recalled"] == ["alice likes ramen"]
-    assert second["recalled"] == ["alice likes green tea", "alice likes ramen"]
-    assert third["recalled"] == ["alice likes green tea", "alice likes ramen"]
-    assert other["recalled"] == ["bob likes pho"]
-    assert _names(hub) == [
-        "teams/alice/memories/m0.json",
-        "teams/alice/memories/m1.json",
-        "teams/alice/memories/m2.json",
-        "teams/bob/memories/m0.json",
-    ]
-
-
-def test_a_state_graph_runs_async_with_the_store(env):
-    graph = _graph(MemoryHubStore())
-
-    async def run():
-        await graph.ainvoke({"user": "carol", "said": "carol likes tacos", "recalled": []})
-        return await graph.ainvoke({"user": "carol", "said": "carol likes soup", "recalled": []})
-
-    assert asyncio.run(run())["recalled"] == ["carol likes soup", "carol likes tacos"]

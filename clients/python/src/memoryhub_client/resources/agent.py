@@ -11,9 +11,9 @@ from memoryhub_client._call import Bound, Call, M, given
 from memoryhub_client.models import (
     Agent,
     AgentUserPage,
+    ForUser,
     ImportQuery,
     ImportResult,
-    ReadFor,
     SettingsPatch,
     TeamDocument,
     UserErase,
@@ -59,10 +59,10 @@ class Workspace(Bound[M]):
     """hub.workspace: export the workspace as a .tar.gz, import one."""
 
     @http.get("/workspace/export")
-    def export(self, *, user: str | None = None, all_users: bool = False) -> Call[bytes]:
+    def export(self, *, user: str | None = None) -> Call[bytes]:
         """The workspace (entries as files, HISTORY) as .tar.gz bytes: the agent's own memory;
-        with `user`, that user's memory alone; with `all_users=True`, everyone's."""
-        return Call(bytes, query=ReadFor(**given(user=user, all_users=all_users or None)))
+        with `user`, that user's memory alone (a data-access request)."""
+        return Call(bytes, query=ForUser(**given(user=user)))
 
     @http.post("/workspace/import")
     def import_(self, data: bytes, *, force: bool | None = None) -> Call[ImportResult]:
