@@ -42,8 +42,7 @@ def test_create_get_update_list_and_delete_sessions(run):
         updated = await settle(hub.sessions.update("chat-1", title="Renamed", metadata={"a": 1}))
         for n in range(2, 6):
             await settle(hub.sessions.create(key=f"chat-{n}", user="u2" if n % 2 else None))
-        # without a user, the agent's own sessions (issue 39): two, in two pages
-        every = await collect(hub.sessions.list(limit=1))
+        every = await collect(hub.sessions.list(all_users=True, limit=2))  # 5: three pages
         of_u2 = await collect(hub.sessions.list(user="u2", limit=1))
         await settle(hub.sessions.delete("chat-1"))
         return (
@@ -54,7 +53,7 @@ def test_create_get_update_list_and_delete_sessions(run):
             updated,
             every,
             of_u2,
-            await collect(hub.sessions.list()),
+            await collect(hub.sessions.list(all_users=True)),
         )
 
     created, again, by_key, by_id, updated, every, of_u2, after = run(scenario)
@@ -68,9 +67,9 @@ def test_create_get_update_list_and_delete_sessions(run):
     )
     assert again.id == by_key.id == by_id.id == created.id
     assert (updated.id, updated.title, updated.metadata) == (created.id, "Renamed", {"a": 1})
-    assert [s.key for s in every] == ["chat-4", "chat-2"]
+    assert [s.key for s in every] == ["chat-5", "chat-4", "chat-3", "chat-2", "chat-1"]
     assert [s.key for s in of_u2] == ["chat-5", "chat-3"]
-    assert [s.key for s in after] == ["chat-4", "chat-2"]  # chat-1 was u1's
+    assert [s.key for s in after] == ["chat-5", "chat-4", "chat-3", "chat-2"]
 
 
 def test_append_fills_idempotency_keys_and_lists_every_page(run):

@@ -18,7 +18,7 @@ class ForUser(Model):
 
 @component("ReadFor")
 class ReadFor(Model):
-    """The server's `ReadFor`: a read's `user`, or `all_users` (every user's memory)."""
+    """The server's `ReadFor`: a read's audience (`user`, or every user with `all_users`)."""
 
     user: str | None = None
     all_users: bool = False
