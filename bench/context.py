@@ -50,6 +50,7 @@ from django.utils import timezone  # noqa: E402
 
 from apps.agents.models import Agent  # noqa: E402
 from apps.agents.services import agent_create  # noqa: E402
+from apps.agents.users import AGENT_ONLY  # noqa: E402
 from apps.conversations.models import Message, Session  # noqa: E402
 from apps.core.services import database_optimize  # noqa: E402
 from apps.entries.services import entry_add  # noqa: E402
@@ -243,7 +244,7 @@ def fact_legs(request: ContextRequest) -> dict:
     vector, _ = legs.query_vector(request)
     config, agent = request.config, request.agent
     k = config.context_relevant_fact_limit
-    usable = facts_usable(agent=agent)
+    usable = facts_usable(agent=agent, audience=AGENT_ONLY)
     t0 = time.perf_counter()
     hits = vector_search("facts", agent_id=agent.pk, vector=vector, limit=k, queryset=usable)
     t1 = time.perf_counter()

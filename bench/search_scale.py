@@ -117,6 +117,7 @@ from django.db import connection, transaction  # noqa: E402
 
 from apps.agents.models import Agent, Team  # noqa: E402
 from apps.agents.services import agent_update_settings  # noqa: E402
+from apps.agents.users import AGENT_ONLY  # noqa: E402
 from apps.conversations.models import Message, MessageTokens, Session, SessionMeta  # noqa: E402
 from apps.conversations.search import message_search  # noqa: E402
 from apps.core.services import database_optimize  # noqa: E402
@@ -331,7 +332,7 @@ def time_pass(mode: str, queries: list[tuple[Agent, str]]) -> Pass:
     times, found = [], []
     for agent, q in queries:
         t0 = time.perf_counter()
-        result = message_search(agent=agent, query=q, mode=api_mode, k=10)
+        result = message_search(agent=agent, query=q, mode=api_mode, k=10, audience=AGENT_ONLY)
         times.append((time.perf_counter() - t0) * 1000)
         found.append(len(result.hits))
     return Pass(
@@ -388,7 +389,7 @@ def measure_mode(
         agent_update_settings(agent=agent, changes=rerank)
         agent.refresh_from_db()
     for agent, q in queries[:5]:
-        message_search(agent=agent, query=q, mode=api_mode, k=10)
+        message_search(agent=agent, query=q, mode=api_mode, k=10, audience=AGENT_ONLY)
     passes = []
     for run in range(1, runs + 1):
         one = time_pass(mode, queries)

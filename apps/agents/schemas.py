@@ -45,7 +45,16 @@ UserRef = Annotated[
     AfterValidator(_user),
     Field(
         description="The end user the call acts for: reads see the agent's memory and this "
-        'user\'s, writes belong to this user (unless scope is "agent").'
+        'user\'s, writes belong to this user (unless scope is "agent"). Without it (and '
+        "without a session or all_users) a read sees the agent's own memory alone."
+    ),
+]
+AllUsers = Annotated[
+    bool,
+    Field(
+        description="Read every end user's memory as well as the agent's. Without it, `user` "
+        "or a session, a read sees the agent's own memory alone. Not with `user` or a "
+        "session (422)."
     ),
 ]
 ScopeName = Annotated[
@@ -73,6 +82,13 @@ class ForUser(Input):
     theirs; writes are theirs)."""
 
     user: UserRef | None = None
+
+
+class ReadFor(ForUser):
+    """A read's audience: `user` (the agent's memory and theirs), or `all_users` (every
+    user's); neither: the agent's own memory alone."""
+
+    all_users: AllUsers = False
 
 
 class ScopedWrite(ForUser):

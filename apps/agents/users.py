@@ -3,8 +3,8 @@ to their own sessions.
 
 A user is a string the agent chooses ("telegram:42"). Memory rows carry `user`: "" for the
 agent's own memory, which every session reads, or the user it belongs to, which only that
-user's sessions (and agent-wide calls) read. Error memory stays agent-wide: tools fail for
-everyone.
+user's sessions, the calls that name that user and the calls that ask for every user
+(`all_users`, issue 39) read. Error memory stays agent-wide: tools fail for everyone.
 """
 
 from dataclasses import dataclass
@@ -46,8 +46,8 @@ def clean_user(value: str | None, *, loc: list[str | int]) -> str | None:
 
 @dataclass(frozen=True)
 class Audience:
-    """Whose memory a read sees: the agent's and one user's (`user` set), or every row of
-    the agent (`user` None: an agent-wide call, or a session without a user)."""
+    """Whose memory a read sees: the agent's own alone (`user` ""), the agent's and one
+    user's (`user` set), or every row of the agent (`user` None: an explicit `all_users`)."""
 
     user: str | None = None
 
@@ -64,7 +64,7 @@ class Audience:
     def owner(self, scope: Scope | None = None) -> str:
         """Who a write in this audience belongs to: the user, unless `scope` is "agent" or
         there is no user (a 422 for scope "user" then)."""
-        if scope == "agent" or self.user is None:
+        if scope == "agent" or not self.user:
             if scope == "user":
                 raise InvalidInput(
                     'scope "user" needs a session with a user, or `user`', loc=["body", "scope"]
@@ -73,8 +73,9 @@ class Audience:
         return self.user
 
 
+# Every user's memory: a read that asked for it (`all_users`), or a person's review page.
 EVERYONE = Audience()
-# The agent's own memory alone, no user's: what the agent's MCP resources show.
+# The agent's own memory alone, no user's: what an agent-wide read sees by default.
 AGENT_ONLY = Audience(AGENT)
 
 
@@ -82,9 +83,10 @@ def audience_of(
     *, session_user: str | None = None, user: str | None = None, has_session: bool = False
 ) -> Audience:
     """The audience of a call: a session's user when it names a session (a `user` that
-    differs is a 422), else the `user` it passes, else everyone."""
+    differs is a 422; a session without a user is the agent's own), else the `user` it
+    passes, else the agent's own memory alone (issue 39: never every user by default)."""
     if has_session:
         if user is not None and user != (session_user or AGENT):
             raise InvalidInput("user differs from the session's user", loc=["body", "user"])
-        return Audience(session_user or None)
-    return Audience(user)
+        return Audience(session_user or AGENT)
+    return Audience(AGENT if user is None else user)

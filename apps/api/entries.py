@@ -4,14 +4,16 @@ workspace folder as an archive, out and in).
 Entries are addressed by name or alias in the path; names may contain '/' (daily logs), so
 the path parameter takes the rest of the URL. Names are per owner (issue 26): with `user`, a
 read finds the user's entry before the agent's of the same name, and a write changes the
-user's (the agent's with scope "agent").
+user's (the agent's with scope "agent"); without `user` or `all_users` a read finds the
+agent's own entries alone (issue 39).
 """
 
 from django.http import HttpResponse
 from ninja import Query, Status
 
-from apps.agents.schemas import ForUser, ScopedWrite
+from apps.agents.schemas import ForUser, ReadFor, ScopedWrite
 from apps.agents.users import Audience
+from apps.api.audience import audience
 from apps.api.registry import Router, access
 from apps.api.request import AuthedHttpRequest, AuthedRequest
 from apps.core.pagination import Page, decode_id_cursor
@@ -28,9 +30,7 @@ def _owner(call: ScopedWrite) -> str:
 
 
 def _fresh(request: AuthedRequest, entry: Entry) -> Entry:
-    return selectors.entry_get(
-        agent=request.auth, ref=entry.name, audience=Audience(entry.user or None)
-    )
+    return selectors.entry_get(agent=request.auth, ref=entry.name, audience=Audience(entry.user))
 
 
 @router.post("/entries", response={201: schemas.EntryOut})
@@ -55,7 +55,7 @@ def list_entries(request: AuthedRequest, query: Query[schemas.ListQuery]) -> Pag
         kind=query.kind,
         limit=query.limit,
         after_id=decode_id_cursor(query.cursor, model=Entry),
-        audience=Audience(query.user),
+        audience=audience(request, user=query.user, all_users=query.all_users, where="query"),
     )
 
 
@@ -63,8 +63,9 @@ def list_entries(request: AuthedRequest, query: Query[schemas.ListQuery]) -> Pag
 def search_entries(request: AuthedRequest, query: Query[schemas.SearchQuery]) -> dict:
     """BM25 over name and content (aliases add no tokens) of the entries written with `index`
     true; every hit has its score."""
+    seen = audience(request, user=query.user, all_users=query.all_users, where="query")
     hits = selectors.entries_search(
-        agent=request.auth, query=query.q, limit=query.limit, audience=Audience(query.user)
+        agent=request.auth, query=query.q, limit=query.limit, audience=seen
     )
     return {"items": [{"score": h.score, "entry": h.entry} for h in hits]}
 
@@ -80,9 +81,11 @@ def alias_entry(request: AuthedRequest, name: str, payload: schemas.EntryAliasIn
 
 
 @router.get("/entries/{path:name}", response=schemas.EntryOut)
-def get_entry(request: AuthedRequest, name: str, query: Query[ForUser]) -> Entry:
-    """With `user`, the user's entry of that name before the agent's."""
-    return selectors.entry_get(agent=request.auth, ref=name, audience=Audience(query.user))
+def get_entry(request: AuthedRequest, name: str, query: Query[ReadFor]) -> Entry:
+    """With `user`, the user's entry of that name before the agent's; without `user` or
+    `all_users`, the agent's own."""
+    seen = audience(request, user=query.user, all_users=query.all_users, where="query")
+    return selectors.entry_get(agent=request.auth, ref=name, audience=seen)
 
 
 @router.put("/entries/{path:name}", response=schemas.EntryOut)
@@ -121,9 +124,11 @@ def export_workspace(request: AuthedRequest, query: Query[ForUser]) -> HttpRespo
     """The workspace folder (entries as files, with the generated HISTORY files) as a
     deterministic .tar.gz. With `user`: that user's memory alone (their entries, HISTORY,
     learnings and facts), for a data-access request."""
-    data = memory.workspace_archive(agent=request.auth, user=query.user)
+    owner = audience(request, user=query.user, where="query").user
+    user = owner or None  # the agent's own memory ("") or one user's
+    data = memory.workspace_archive(agent=request.auth, user=user)
     response = HttpResponse(data, content_type="application/gzip")
-    name = request.auth.slug if query.user is None else f"{request.auth.slug}-user"
+    name = request.auth.slug if user is None else f"{request.auth.slug}-user"
     response["Content-Disposition"] = f'attachment; filename="{name}-workspace.tar.gz"'
     return response
 

@@ -1,10 +1,12 @@
 """/facts: list, create (with dedup), read, edit, supersede, delete.
-With `user` (issue 26) a call sees the agent's facts and that user's, and creates theirs."""
+With `user` (issue 26) a call sees the agent's facts and that user's, and creates theirs;
+with neither `user` nor `all_users` (issue 39) only the agent's own."""
 
 from ninja import Query, Status
 
-from apps.agents.schemas import ForUser
+from apps.agents.schemas import ForUser, ReadFor
 from apps.agents.users import Audience
+from apps.api.audience import audience
 from apps.api.registry import Router
 from apps.api.request import AuthedRequest
 from apps.core.pagination import Page, decode_id_cursor
@@ -18,9 +20,9 @@ router = Router(tags=["facts"])
 def list_facts(request: AuthedRequest, query: Query[schemas.FactQuery]) -> Page[Fact]:
     return selectors.facts_page(
         agent=request.auth,
-        **query.dict(exclude={"cursor", "user"}),
+        **query.dict(exclude={"cursor", "user", "all_users"}),
         after_id=decode_id_cursor(query.cursor, model=Fact),
-        audience=Audience(query.user),
+        audience=audience(request, user=query.user, all_users=query.all_users, where="query"),
     )
 
 
@@ -41,9 +43,17 @@ def create_fact(request: AuthedRequest, payload: schemas.FactIn) -> Status[dict]
     return Status(200 if result.deduped else 201, schemas.save_out(result))
 
 
+def _fact(request: AuthedRequest, fact_id: int, query: ForUser) -> Fact:
+    """The fact the call may reach: a read's (`all_users` too), or a write's (the agent's
+    own, or `user`'s)."""
+    every = isinstance(query, ReadFor) and query.all_users
+    seen = audience(request, user=query.user, all_users=every, where="query")
+    return selectors.fact_get(agent=request.auth, fact_id=fact_id, audience=seen)
+
+
 @router.get("/facts/{int:fact_id}", response=schemas.FactOut)
-def get_fact(request: AuthedRequest, fact_id: int, query: Query[ForUser]) -> Fact:
-    return selectors.fact_get(agent=request.auth, fact_id=fact_id, audience=Audience(query.user))
+def get_fact(request: AuthedRequest, fact_id: int, query: Query[ReadFor]) -> Fact:
+    return _fact(request, fact_id, query)
 
 
 @router.patch("/facts/{int:fact_id}", response=schemas.FactOut)
@@ -51,7 +61,7 @@ def update_fact(
     request: AuthedRequest, fact_id: int, payload: schemas.FactPatch, query: Query[ForUser]
 ) -> Fact:
     """Edit in place; a changed value is recorded as a version (old value, who, why)."""
-    fact = selectors.fact_get(agent=request.auth, fact_id=fact_id, audience=Audience(query.user))
+    fact = _fact(request, fact_id, query)
     services.fact_update(
         agent=request.auth,
         fact=fact,
@@ -62,7 +72,7 @@ def update_fact(
         category=payload.category,
         importance=payload.importance,
     )
-    return selectors.fact_get(agent=request.auth, fact_id=fact_id, audience=Audience(query.user))
+    return _fact(request, fact_id, query)
 
 
 @router.post("/facts/{int:fact_id}/supersede", response={201: schemas.FactOut})
@@ -70,7 +80,7 @@ def supersede_fact(
     request: AuthedRequest, fact_id: int, payload: schemas.FactSupersede, query: Query[ForUser]
 ) -> Status[Fact]:
     """Close the fact (valid_to = now) and create its successor; history is kept."""
-    fact = selectors.fact_get(agent=request.auth, fact_id=fact_id, audience=Audience(query.user))
+    fact = _fact(request, fact_id, query)
     successor = services.fact_supersede(
         agent=request.auth,
         fact=fact,
@@ -80,18 +90,18 @@ def supersede_fact(
     )
     return Status(
         201,
-        selectors.fact_get(agent=request.auth, fact_id=successor.pk, audience=Audience(query.user)),
+        _fact(request, successor.pk, query),
     )
 
 
 @router.get("/facts/{int:fact_id}/versions", response=list[schemas.FactVersionOut])
-def fact_versions(request: AuthedRequest, fact_id: int, query: Query[ForUser]) -> list[FactVersion]:
-    fact = selectors.fact_get(agent=request.auth, fact_id=fact_id, audience=Audience(query.user))
+def fact_versions(request: AuthedRequest, fact_id: int, query: Query[ReadFor]) -> list[FactVersion]:
+    fact = _fact(request, fact_id, query)
     return list(selectors.fact_versions(fact=fact))
 
 
 @router.delete("/facts/{int:fact_id}", response={204: None})
 def delete_fact(request: AuthedRequest, fact_id: int, query: Query[ForUser]) -> Status[None]:
-    fact = selectors.fact_get(agent=request.auth, fact_id=fact_id, audience=Audience(query.user))
+    fact = _fact(request, fact_id, query)
     services.fact_delete(agent=request.auth, fact=fact)
     return Status(204, None)

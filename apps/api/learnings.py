@@ -3,8 +3,9 @@ name one of the agent's sessions by id or key; sessions.session_of resolves it."
 
 from ninja import Query, Status
 
-from apps.agents.schemas import ForUser
+from apps.agents.schemas import ForUser, ReadFor
 from apps.agents.users import AGENT_ONLY, Audience
+from apps.api.audience import audience
 from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
@@ -33,20 +34,20 @@ def remember_error(request: AuthedRequest, payload: schemas.ErrorIn) -> Status[E
     """Record a tool failure with what was tried and how it ended (remember_error);
     the same tool, error and strategy again updates that record (200). The record every
     user reads is de-identified; the user's (the session's) raw text is theirs alone."""
-    audience, session = _errors_audience(request, payload.user, payload.session_id)
-    origin = failure_origin(agent=request.auth, user=audience.user or "", session=session)
+    seen, session = _errors_audience(request, payload.user, payload.session_id)
+    origin = failure_origin(agent=request.auth, user=seen.user or "", session=session)
     record, created = services.error_record_create(
         agent=request.auth, **payload.dict(exclude={"session_id", "user"}), origin=origin
     )
-    return Status(201 if created else 200, selectors.records_shown([record], audience)[0])
+    return Status(201 if created else 200, selectors.records_shown([record], seen)[0])
 
 
 @router.get("/errors", response=schemas.ErrorPage)
 def list_errors(request: AuthedRequest, query: Query[schemas.ErrorQuery]) -> Page[ErrorRecord]:
     """Live error records, newest first: de-identified, but `user`'s own raw."""
-    audience, _ = _errors_audience(request, query.user)
+    seen, _ = _errors_audience(request, query.user)
     return selectors.errors_page(
-        agent=request.auth, **query.dict(exclude={"user"}), audience=audience
+        agent=request.auth, **query.dict(exclude={"user"}), audience=seen
     )
 
 
@@ -55,9 +56,9 @@ def list_errors(request: AuthedRequest, query: Query[schemas.ErrorQuery]) -> Pag
 def search_errors(request: AuthedRequest, payload: schemas.ErrorSearchIn) -> dict:
     """search_error_memory: substring and vector matches over the de-identified records;
     every hit's TTL is refreshed."""
-    audience, _ = _errors_audience(request, payload.user, payload.session_id)
+    seen, _ = _errors_audience(request, payload.user, payload.session_id)
     found = selectors.errors_search(
-        agent=request.auth, **payload.dict(exclude={"user", "session_id"}), audience=audience
+        agent=request.auth, **payload.dict(exclude={"user", "session_id"}), audience=seen
     )
     hits = found.items
     services.errors_touch(agent=request.auth, ids=[h.record.pk for h in hits])
@@ -72,8 +73,8 @@ def search_errors(request: AuthedRequest, payload: schemas.ErrorSearchIn) -> dic
 @router.get("/errors/{error_id}", response=schemas.ErrorOut)
 def get_error(request: AuthedRequest, error_id: int, query: Query[ForUser]) -> ErrorRecord:
     """One record (read_error_memory); reading it is not a hit."""
-    audience, _ = _errors_audience(request, query.user)
-    return selectors.error_get(agent=request.auth, error_id=error_id, audience=audience)
+    seen, _ = _errors_audience(request, query.user)
+    return selectors.error_get(agent=request.auth, error_id=error_id, audience=seen)
 
 
 def _shared(request: AuthedRequest, error_id: int) -> ErrorRecord:
@@ -88,12 +89,12 @@ def update_error(
 ) -> ErrorRecord:
     """Record the outcome: resolved (with its resolution), failed or abandoned. The
     strategy and resolution are shared de-identified (`user`'s terms masked too)."""
-    audience, _ = _errors_audience(request, query.user)
-    origin = failure_origin(agent=request.auth, user=audience.user or "")
+    seen, _ = _errors_audience(request, query.user)
+    origin = failure_origin(agent=request.auth, user=seen.user or "")
     record = services.error_record_update(
         record=_shared(request, error_id), **payload.dict(), origin=origin
     )
-    return selectors.records_shown([record], audience)[0]
+    return selectors.records_shown([record], seen)[0]
 
 
 @router.delete("/errors/{error_id}", response={204: None})
@@ -114,37 +115,38 @@ def promote_error(request: AuthedRequest, error_id: int) -> Status[Learning]:
 def add_learning(request: AuthedRequest, payload: schemas.LearningIn) -> Status[Learning]:
     """An error or a correction to keep; active learnings are in every get_context."""
     session = session_of(request, payload.session_id)
-    audience = session_audience(session, payload.user)
-    origin = failure_origin(agent=request.auth, user=audience.user or "")
+    seen = session_audience(session, payload.user)
+    origin = failure_origin(agent=request.auth, user=seen.user or "")
     learning = services.learning_create(
         agent=request.auth,
         **payload.dict(exclude={"session_id", "user", "scope"}),
         session_id=session.pk if session else None,
         session_key=session.key if session else "",
-        user=audience.owner(payload.scope),
+        user=seen.owner(payload.scope),
         # an error learning is everyone's (issue 39): its text is shared de-identified
         origin_user=origin.user,
         terms=origin.terms,
     )
-    return Status(201, selectors.learnings_shown([learning], audience)[0])
+    return Status(201, selectors.learnings_shown([learning], seen)[0])
 
 
 @router.get("/learnings", response=schemas.LearningPage)
 def list_learnings(request: AuthedRequest, query: Query[schemas.LearningQuery]) -> Page[Learning]:
+    seen = audience(request, user=query.user, all_users=query.all_users, where="query")
     return selectors.learnings_page(
-        agent=request.auth, **query.dict(exclude={"user"}), audience=Audience(query.user)
+        agent=request.auth, **query.dict(exclude={"user", "all_users"}), audience=seen
     )
 
 
-def _learning(request: AuthedRequest, learning_id: int, user: str | None) -> Learning:
-    return selectors.learning_get(
-        agent=request.auth, learning_id=learning_id, audience=Audience(user)
-    )
+def _learning(request: AuthedRequest, learning_id: int, query: ForUser) -> Learning:
+    every = isinstance(query, ReadFor) and query.all_users
+    seen = audience(request, user=query.user, all_users=every, where="query")
+    return selectors.learning_get(agent=request.auth, learning_id=learning_id, audience=seen)
 
 
 @router.get("/learnings/{learning_id}", response=schemas.LearningOut)
-def get_learning(request: AuthedRequest, learning_id: int, query: Query[ForUser]) -> Learning:
-    return _learning(request, learning_id, query.user)
+def get_learning(request: AuthedRequest, learning_id: int, query: Query[ReadFor]) -> Learning:
+    return _learning(request, learning_id, query)
 
 
 @router.patch("/learnings/{learning_id}", response=schemas.LearningOut)
@@ -152,7 +154,7 @@ def update_learning(
     request: AuthedRequest, learning_id: int, payload: schemas.LearningPatch, query: Query[ForUser]
 ) -> Learning:
     """Edit, approve (status active) or archive a learning."""
-    learning = _learning(request, learning_id, query.user)
+    learning = _learning(request, learning_id, query)
     return services.learning_update(learning=learning, **payload.dict())
 
 
@@ -160,6 +162,6 @@ def update_learning(
 def delete_learning(
     request: AuthedRequest, learning_id: int, query: Query[ForUser]
 ) -> Status[None]:
-    learning = _learning(request, learning_id, query.user)
+    learning = _learning(request, learning_id, query)
     services.learning_delete(learning=learning)
     return Status(204, None)

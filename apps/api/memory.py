@@ -2,8 +2,10 @@
 (get_context with its context manager)."""
 
 from apps.agents.config import within_ceiling
+from apps.api.audience import audience
 from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
+from apps.conversations.models import Session
 from apps.conversations.schemas import quoted
 from apps.conversations.selectors import session_get
 from apps.facts.schemas import save_out
@@ -26,6 +28,10 @@ router = Router(tags=["memory"])
 COUNTER_NAME = "all-MiniLM-L6-v2 WordPiece (offline)"
 
 
+def _session(request: AuthedRequest, ref: str | None) -> Session | None:
+    return session_get(agent=request.auth, ref=ref) if ref else None
+
+
 @router.post("/memory/save", response=SaveOut)
 def memory_save(request: AuthedRequest, payload: SaveIn) -> dict:
     """Store a fact (dedup on write) and append it to today's log memory/YYYY-MM-DD.md."""
@@ -43,10 +49,11 @@ def memory_recall(request: AuthedRequest, payload: RecallIn) -> dict:
     """Semantic recall over facts: matching categories, scoped search, flat fallback.
     A `k` over the team's recall_k ceiling is 422."""
     within_ceiling(request.auth, "recall_k", payload.k, loc=["body", "k"])
+    session = _session(request, payload.session_id)
     result = services.memory_recall(
         agent=request.auth,
-        **payload.dict(exclude={"session_id"}),
-        session_ref=payload.session_id,
+        **payload.dict(exclude={"session_id", "user", "all_users"}),
+        audience=audience(request, session=session, user=payload.user, all_users=payload.all_users),
     )
     return {
         "items": [
@@ -67,14 +74,12 @@ def memory_search(request: AuthedRequest, payload: SearchIn) -> dict:
     ["semantic"]`, when the query cannot be embedded. A `k` over the team's memory_search_k
     ceiling is 422."""
     within_ceiling(request.auth, "memory_search_k", payload.k, loc=["body", "k"])
-    session = (
-        session_get(agent=request.auth, ref=payload.session_id) if payload.session_id else None
-    )
+    session = _session(request, payload.session_id)
     result = selectors.memory_search(
         agent=request.auth,
         query=payload.query,
         k=payload.k,
-        audience=services.session_audience(session, payload.user),
+        audience=audience(request, session=session, user=payload.user, all_users=payload.all_users),
     )
     return {"items": result.items, "degraded": result.degraded}
 
@@ -206,7 +211,7 @@ def context(request: AuthedRequest, payload: ContextIn) -> dict:
         request.auth, "context_max_tokens", payload.max_tokens, loc=["body", "max_tokens"]
     )
     session = session_get(agent=request.auth, ref=payload.session_id)
-    services.session_audience(session, payload.user)  # 422 for another user than the session's
+    audience(request, session=session, user=payload.user)  # 422 for another user than its own
     turn = services.context_turn(
         agent=request.auth, session=session, **payload.dict(exclude={"session_id", "user"})
     )

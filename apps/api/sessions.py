@@ -10,13 +10,13 @@ import time
 from django.conf import settings
 from ninja import Query, Status
 
+from apps.api.audience import audience
 from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
 from apps.conversations import schemas, selectors, services
 from apps.conversations.models import Message, Session
 from apps.conversations.selectors import Window
 from apps.conversations.services import NewMessage
-from apps.core.errors import InvalidInput
 from apps.core.pagination import Page
 from apps.learnings.schemas import hint_out
 from apps.lifecycle import services as lifecycle
@@ -54,7 +54,12 @@ def create_session(request: AuthedRequest, payload: schemas.SessionIn) -> Status
 
 @router.get("/sessions", response=schemas.SessionPage)
 def list_sessions(request: AuthedRequest, query: Query[schemas.SessionQuery]) -> Page[Session]:
-    return selectors.sessions_page(agent=request.auth, **query.dict())
+    """Newest first: `user`'s sessions, every session with `all_users`, else the agent's own
+    (those without a user)."""
+    seen = audience(request, user=query.user, all_users=query.all_users, where="query")
+    return selectors.sessions_page(
+        agent=request.auth, cursor=query.cursor, limit=query.limit, user=seen.user
+    )
 
 
 @router.get("/sessions/{session_id}", response=schemas.SessionOut)
@@ -128,8 +133,7 @@ def pop_message(request: AuthedRequest, session_id: str, query: Query[schemas.Po
     it (the rolling summary, a flush, a compaction or a consolidation covers it), and it
     stays. With `user`, a 422 unless it is the session's user. Audited."""
     session = selectors.session_get(agent=request.auth, ref=session_id)
-    if query.user is not None and query.user != session.user:
-        raise InvalidInput("user differs from the session's user", loc=["query", "user"])
+    audience(request, session=session, user=query.user, where="query")  # 422: another user
     return services.message_pop(session=session, username=API_ACTOR)
 
 

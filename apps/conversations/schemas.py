@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from ninja import Schema
 from pydantic import AfterValidator, Field
 
-from apps.agents.schemas import ForUser, Owned, UserRef
+from apps.agents.schemas import AllUsers, Owned, ReadFor, UserRef
 from apps.core.fields import FiniteFloat, JsonObject, JsonObjectList, UtcDatetime, bounded_json
 from apps.core.pagination import PageQuery
 from apps.core.schemas import Input
@@ -41,7 +41,12 @@ class SessionIn(Input):
 
 
 class SessionQuery(PageQuery):
-    user: UserRef | None = Field(None, description="Only this end user's sessions.")
+    user: UserRef | None = Field(
+        None,
+        description="Only this end user's sessions. Without it (and without all_users): "
+        "the agent's own sessions, those without a user.",
+    )
+    all_users: AllUsers = False
 
 
 class PopQuery(Input):
@@ -164,7 +169,7 @@ SearchMode = Literal["semantic", "keyword", "hybrid", "contains"]
 Scalar = str | int | float | bool
 
 
-class ChatSearchIn(ForUser):
+class ChatSearchIn(ReadFor):
     query: str
     mode: SearchMode = "semantic"
     k: int = Field(10, ge=1, le=100)

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db.models import F, Q, QuerySet
 
 from apps.agents.models import Agent
-from apps.agents.users import EVERYONE, Audience
+from apps.agents.users import Audience
 from apps.conversations.hot_window import hot_matches
 from apps.conversations.models import Message, Role, Session
 from apps.core.errors import InvalidInput
@@ -92,7 +92,7 @@ def _scope(
     after: datetime | None,
     before: datetime | None,
     metadata: dict | None,
-    audience: Audience = EVERYONE,
+    audience: Audience,
 ) -> QuerySet[Message] | None:
     """The filters as a queryset, or None when the search is agent-wide and unfiltered."""
     q = audience.q("session__user")
@@ -200,7 +200,7 @@ def message_search(
     before: datetime | None = None,
     metadata: dict | None = None,
     min_score: float | None = None,
-    audience: Audience = EVERYONE,
+    audience: Audience,
 ) -> SearchResult:
     """Search the agent's messages that `audience` sees (or one session's); hits carry
     merged context windows.

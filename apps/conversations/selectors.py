@@ -41,9 +41,10 @@ def session_get(*, agent: Agent, ref: str) -> Session:
 
 
 def sessions_page(
-    *, agent: Agent, cursor: str | None, limit: int, user: str | None = None
+    *, agent: Agent, cursor: str | None, limit: int, user: str | None
 ) -> Page[Session]:
-    """The agent's sessions (of `user` alone when given), newest first."""
+    """The agent's sessions of `user` alone when given ("": those without a user), newest
+    first."""
     qs = Session.objects.filter(agent=agent)
     if user is not None:
         qs = qs.filter(user=user)

@@ -6,7 +6,7 @@ from typing import Literal
 from ninja import Schema
 from pydantic import Field
 
-from apps.agents.schemas import ForUser, Owned, ScopedWrite
+from apps.agents.schemas import Owned, ReadFor, ScopedWrite
 from apps.core.pagination import IdPageQuery
 from apps.core.schemas import Input
 
@@ -15,11 +15,11 @@ class EntryFilters(Input):
     kind: str | None = Field(None, pattern="^(note|archive)$")
 
 
-class ListQuery(IdPageQuery, EntryFilters, ForUser):  # GET /entries
+class ListQuery(IdPageQuery, EntryFilters, ReadFor):  # GET /entries
     pass
 
 
-class SearchQuery(ForUser):  # GET /entries/search
+class SearchQuery(ReadFor):  # GET /entries/search
     q: str = Field(..., min_length=1, max_length=4000)
     limit: int = Field(20, ge=1, le=200)
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from django.db.models import Prefetch, Q, QuerySet
 
 from apps.agents.models import Agent
-from apps.agents.users import AGENT, EVERYONE, Audience
+from apps.agents.users import AGENT, Audience
 from apps.core.errors import NotFound
 from apps.core.pagination import Page, id_paginate
 from apps.core.replicas import on_replica
@@ -29,7 +29,7 @@ def _own_first(found: Iterable[Entry]) -> Entry | None:
     return min(found, key=lambda e: (e.user == AGENT, e.pk), default=None)
 
 
-def entry_get(*, agent: Agent, ref: str, audience: Audience = EVERYONE) -> Entry:
+def entry_get(*, agent: Agent, ref: str, audience: Audience) -> Entry:
     """The entry by name or alias that `audience` sees, the user's own before the agent's
     (everyone: the agent's first); NotFound otherwise."""
     qs = _with_aliases(Entry.objects.filter(audience.q(), agent=agent))
@@ -49,7 +49,7 @@ def entries_page(
     kind: str | None,
     after_id: int | None,
     limit: int,
-    audience: Audience = EVERYONE,
+    audience: Audience,
 ) -> Page[Entry]:
     """Entries `audience` sees in id order (the monotonic insert order), `limit` per page."""
     qs = _with_aliases(Entry.objects.filter(audience.q(), agent=agent))
@@ -58,12 +58,12 @@ def entries_page(
     return id_paginate(qs, after_id=after_id, limit=limit)
 
 
-def entries_visible(*, agent: Agent, audience: Audience = EVERYONE) -> QuerySet[Entry]:
+def entries_visible(*, agent: Agent, audience: Audience) -> QuerySet[Entry]:
     """The entries `audience` sees."""
     return Entry.objects.filter(audience.q(), agent=agent)
 
 
-def entries_searchable(*, agent: Agent, audience: Audience = EVERYONE) -> QuerySet[Entry]:
+def entries_searchable(*, agent: Agent, audience: Audience) -> QuerySet[Entry]:
     """The entries `audience` sees that searches look in: all but those written with
     `index: false` (Entry.unindexed)."""
     return entries_visible(agent=agent, audience=audience).exclude(unindexed=True)
@@ -85,9 +85,7 @@ def entries_all(*, agent: Agent, owner: str | None = None) -> list[Entry]:
 
 
 @on_replica
-def entries_search(
-    *, agent: Agent, query: str, limit: int, audience: Audience = EVERYONE
-) -> list[EntryHit]:
+def entries_search(*, agent: Agent, query: str, limit: int, audience: Audience) -> list[EntryHit]:
     """BM25 over name + content (seed 003) of the entries `audience` sees, best first with
     scores, leaving out the unindexed ones; the caller picks a cutoff."""
     seen = Entry.objects.filter(audience.q(), agent=agent)

@@ -6,7 +6,7 @@ from typing import Literal
 from ninja import Schema
 from pydantic import Field
 
-from apps.agents.schemas import ForUser, Owned, ScopedWrite
+from apps.agents.schemas import Owned, ReadFor, ScopedWrite
 from apps.core.pagination import IdPageQuery
 from apps.core.schemas import Input
 
@@ -53,7 +53,7 @@ class FactFilters(Input):
     include_superseded: bool = False
 
 
-class FactQuery(IdPageQuery, FactFilters, ForUser):  # GET /facts
+class FactQuery(IdPageQuery, FactFilters, ReadFor):  # GET /facts
     pass
 
 

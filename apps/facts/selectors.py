@@ -22,7 +22,7 @@ CHAIN_LIMIT = 50  # supersede chains are short; this only bounds a corrupted loo
 MERGE_CANDIDATES = 50  # the review queue's merge offers this many; its search box narrows
 
 
-def fact_get(*, agent: Agent, fact_id: int, audience: Audience = EVERYONE) -> Fact:
+def fact_get(*, agent: Agent, fact_id: int, audience: Audience) -> Fact:
     """The agent's fact, if `audience` sees it; NotFound otherwise (another user's too)."""
     qs = Fact.objects.select_related("category").filter(audience.q(), agent=agent)
     fact = qs.filter(pk=fact_id).first()
@@ -38,7 +38,7 @@ def facts_page(
     include_superseded: bool,
     after_id: int | None,
     limit: int,
-    audience: Audience = EVERYONE,
+    audience: Audience,
 ) -> Page[Fact]:
     """Facts `audience` sees in id order; current ones only unless `include_superseded`."""
     qs = Fact.objects.select_related("category").filter(audience.q(), agent=agent)
@@ -70,12 +70,12 @@ def categories_nearest(
     return [(cats[i], float(sims[i])) for i in order if float(sims[i]) >= threshold][:limit]
 
 
-def facts_current(*, agent: Agent, audience: Audience = EVERYONE) -> QuerySet[Fact]:
+def facts_current(*, agent: Agent, audience: Audience) -> QuerySet[Fact]:
     """The agent's facts that are not superseded, of those `audience` sees."""
     return Fact.objects.current().filter(audience.q(), agent=agent)
 
 
-def facts_usable(*, agent: Agent, audience: Audience = EVERYONE) -> QuerySet[Fact]:
+def facts_usable(*, agent: Agent, audience: Audience) -> QuerySet[Fact]:
     """The agent's current facts that are not waiting for review, of those `audience` sees."""
     return Fact.objects.usable().filter(audience.q(), agent=agent)
 
@@ -113,7 +113,7 @@ def facts_nearest(
     vector: np.ndarray,
     category_ids: list[int] | None,
     k: int,
-    audience: Audience = EVERYONE,
+    audience: Audience,
     owner: str | None = None,
 ) -> list[tuple[Fact, float]]:
     """Current facts `audience` sees (or `owner`'s alone) by cosine similarity to `vector`,
@@ -129,7 +129,7 @@ def facts_keyword(
     query: str,
     category_ids: list[int] | None,
     k: int,
-    audience: Audience = EVERYONE,
+    audience: Audience,
 ) -> list[tuple[Fact, float]]:
     """Current facts `audience` sees by BM25 over key + value, best first."""
     scope = _current(agent, category_ids, audience, None)
@@ -144,7 +144,7 @@ def facts_relevant(
     vector: np.ndarray | None,
     min_similarity: float,
     k: int,
-    audience: Audience = EVERYONE,
+    audience: Audience,
 ) -> list[tuple[Fact, float]]:
     """Usable facts relevant to `query`: cosine >= min_similarity or a BM25 match, best first
     by reciprocal-rank fusion (keyword alone without a vector); score is the fused one."""
@@ -159,9 +159,7 @@ def facts_relevant(
     return _load(agent, rrf(semantic, keyword)[:k])
 
 
-def facts_salient(
-    *, agent: Agent, threshold: float, limit: int, audience: Audience = EVERYONE
-) -> list[Fact]:
+def facts_salient(*, agent: Agent, threshold: float, limit: int, audience: Audience) -> list[Fact]:
     """Current facts `audience` sees whose cached salience is >= threshold, most salient
     first."""
     if limit <= 0:
@@ -178,7 +176,7 @@ def facts_salient(
 def facts_by_category(*, agent: Agent) -> QuerySet[Fact]:
     """Current facts (approved and pending) by category name, then most salient first."""
     return (
-        facts_current(agent=agent)
+        facts_current(agent=agent, audience=EVERYONE)
         .select_related("category")
         .defer(*VECTORS)
         .order_by("category__name", "-salience", "id")
@@ -188,7 +186,7 @@ def facts_by_category(*, agent: Agent) -> QuerySet[Fact]:
 def facts_pending(*, agent: Agent) -> list[Fact]:
     """Facts waiting for review, oldest first, each with `version_count`."""
     return list(
-        facts_current(agent=agent)
+        facts_current(agent=agent, audience=EVERYONE)
         .filter(status=FactStatus.PENDING)
         .select_related("category", "session")
         .defer(*VECTORS)
@@ -210,7 +208,7 @@ class MergeCandidate:
 def facts_merge_scope(*, agent: Agent, fact: Fact) -> QuerySet[Fact]:
     """What `fact` may be merged into: the agent's approved current facts of the same owner
     (its user, or the agent's own), `fact` itself excluded."""
-    return facts_usable(agent=agent).filter(user=fact.user).exclude(pk=fact.pk)
+    return facts_usable(agent=agent, audience=EVERYONE).filter(user=fact.user).exclude(pk=fact.pk)
 
 
 def facts_merge_candidates(
@@ -249,7 +247,7 @@ def _current_vector(fact: Fact) -> np.ndarray | None:
 
 def fact_counts(*, agent: Agent) -> dict[str, int]:
     """Current facts by status: {"active": n, "pending": m}."""
-    rows = facts_current(agent=agent).values("status").annotate(n=Count("pk"))
+    rows = facts_current(agent=agent, audience=EVERYONE).values("status").annotate(n=Count("pk"))
     counts = dict.fromkeys(FactStatus.values, 0)
     counts.update({r["status"]: r["n"] for r in rows})
     return counts

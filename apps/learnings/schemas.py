@@ -7,7 +7,7 @@ from typing import Any, Literal
 from ninja import Schema
 from pydantic import Field
 
-from apps.agents.schemas import ForUser, Owned, ScopedWrite
+from apps.agents.schemas import ForUser, Owned, ReadFor, ScopedWrite
 from apps.core.fields import JsonObject
 from apps.core.pagination import PageQuery
 from apps.core.schemas import Input
@@ -31,7 +31,7 @@ class ErrorQuery(PageQuery, ErrorFilters, ForUser):  # GET /errors
     pass
 
 
-class LearningQuery(PageQuery, LearningFilters, ForUser):  # GET /learnings
+class LearningQuery(PageQuery, LearningFilters, ReadFor):  # GET /learnings
     pass
 
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from ninja import Schema
 from pydantic import Field
 
-from apps.agents.schemas import ForUser, Owned
+from apps.agents.schemas import Owned, ReadFor
 from apps.conversations.schemas import MarkerOut, SessionOut
 from apps.core.pagination import PageQuery
 from apps.core.schemas import Input
@@ -28,11 +28,11 @@ class HistoryFilters(Input):
     session_id: str | None = Field(None, max_length=200)
 
 
-class RunQuery(PageQuery, RunFilters, ForUser):  # GET /runs
+class RunQuery(PageQuery, RunFilters, ReadFor):  # GET /runs
     pass
 
 
-class HistoryQuery(PageQuery, HistoryFilters, ForUser):  # GET /memory/history
+class HistoryQuery(PageQuery, HistoryFilters, ReadFor):  # GET /memory/history
     pass
 
 

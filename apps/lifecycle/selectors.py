@@ -8,7 +8,7 @@ from datetime import datetime
 from django.db.models import Count, Q, QuerySet
 
 from apps.agents.models import Agent, AuditEvent
-from apps.agents.users import AGENT, EVERYONE, Audience
+from apps.agents.users import AGENT, Audience
 from apps.conversations.models import Message, Session, Summary
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.pagination import Page, decode_cursor, encode_cursor, keyset_paginate
@@ -32,7 +32,7 @@ def runs_page(
     session: Session | None = None,
     cursor: str | None = None,
     limit: int = 50,
-    audience: Audience = EVERYONE,
+    audience: Audience,
 ) -> Page[Run]:
     """The runs `audience` sees, newest first, filtered by kind, status and session."""
     qs = Run.objects.filter(audience.q(), agent=agent)
@@ -47,7 +47,7 @@ def runs_page(
     )
 
 
-def run_get(*, agent: Agent, run_id: int, audience: Audience = EVERYONE) -> Run:
+def run_get(*, agent: Agent, run_id: int, audience: Audience) -> Run:
     run = Run.objects.filter(audience.q(), agent=agent, pk=run_id).first()
     if run is None:
         raise NotFound("run not found", loc=["path", "run_id"])
@@ -62,7 +62,7 @@ def history_page(
     session: Session | None = None,
     cursor: str | None = None,
     limit: int = 50,
-    audience: Audience = EVERYONE,
+    audience: Audience,
 ) -> Page[HistoryEntry]:
     """Seed 004's grep: case-insensitive substring over the history `audience` sees, newest
     first."""
@@ -81,12 +81,12 @@ def history_page(
     )
 
 
-def history_visible(*, agent: Agent, audience: Audience = EVERYONE) -> QuerySet[HistoryEntry]:
+def history_visible(*, agent: Agent, audience: Audience) -> QuerySet[HistoryEntry]:
     """The history entries `audience` sees."""
     return HistoryEntry.objects.filter(audience.q(), agent=agent)
 
 
-def history_document(*, agent: Agent, name: str, audience: Audience = EVERYONE) -> str:
+def history_document(*, agent: Agent, name: str, audience: Audience) -> str:
     """One rendered history file (memory/HISTORY.md or memory/HISTORY-YYYY-MM.md)."""
     if not names.is_history(name):
         # The files live under memory/: name the path a caller most likely meant.

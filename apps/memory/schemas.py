@@ -7,7 +7,7 @@ from typing import Literal
 from ninja import Schema
 from pydantic import Field
 
-from apps.agents.schemas import ForUser, ScopedWrite
+from apps.agents.schemas import ForUser, ReadFor, ScopedWrite
 from apps.conversations.schemas import LegOut, MessageIn, MessageOut, QuotedMessage
 from apps.core.schemas import Input
 from apps.facts.schemas import FactOut
@@ -67,7 +67,7 @@ class SaveOut(Schema):
     log: str = Field(description='The daily log the save was appended to; "" when pending.')
 
 
-class RecallIn(ForUser):
+class RecallIn(ReadFor):
     query: str = Field(..., max_length=4000)
     session_id: str | None = Field(
         None, max_length=200, description="Recall as this session's user does."
@@ -94,7 +94,7 @@ class RecallOut(Schema):
     )
 
 
-class SearchIn(ForUser):
+class SearchIn(ReadFor):
     query: str = Field(..., max_length=4000)
     session_id: str | None = Field(
         None, max_length=200, description="Search as this session's user does."

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from apps.agents.models import Agent
-from apps.agents.users import EVERYONE, Audience
+from apps.agents.users import Audience
 from apps.core.errors import InvalidInput
 from apps.core.replicas import on_replica
 from apps.entries.selectors import entries_searchable
@@ -37,7 +37,7 @@ class MemorySearch:
 
 @on_replica
 def memory_search(
-    *, agent: Agent, query: str, k: int | None = None, audience: Audience = EVERYONE
+    *, agent: Agent, query: str, k: int | None = None, audience: Audience
 ) -> MemorySearch:
     """BM25 over entries (documents and archives included, not those written with `index:
     false`) and active learnings, vector + keyword over current facts and history entries,

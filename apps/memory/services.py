@@ -94,8 +94,8 @@ def memory_save(
 
 
 def session_audience(session: Session | None, user: str | None) -> Audience:
-    """Whose memory a call reads: the session's user, else `user`, else everyone; a 422
-    when `user` differs from the session's."""
+    """Whose memory a write belongs to: the session's user, else `user`, else the agent's
+    own; a 422 when `user` differs from the session's. (Reads: apps/api/audience.py.)"""
     return audience_of(
         session_user=session.user if session is not None else None,
         user=user,
@@ -107,15 +107,12 @@ def memory_recall(
     *,
     agent: Agent,
     query: str,
+    audience: Audience,
     category: str | None = None,
     k: int | None = None,
-    session_ref: str | None = None,
-    user: str | None = None,
 ) -> RecallResult:
-    """Semantic recall over the facts the call's audience sees, with seed 001's 3-tier
-    fallback; recalled facts reinforced."""
-    session = session_get(agent=agent, ref=session_ref) if session_ref else None
-    audience = session_audience(session, user)
+    """Semantic recall over the facts `audience` sees, with seed 001's 3-tier fallback;
+    recalled facts reinforced."""
     return facts_recall(agent=agent, query=query, category=category, k=k, audience=audience)
 
 
@@ -197,7 +194,7 @@ def workspace_archive(*, agent: Agent, user: str | None = None) -> bytes:
     and facts in USER-DATA.json), for a data-access request."""
     owner = AGENT if user is None else user
     generated = {
-        **history_files(agent=agent, owner=owner),
+        **history_files(agent=agent, audience=Audience(owner), owner=owner),
         **learnings_files(agent=agent, owner=owner),
     }
     if user is not None:

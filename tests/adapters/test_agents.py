@@ -9,7 +9,7 @@ import pytest
 from agents import Agent, RunConfig, Runner, function_tool
 from agents.memory import Session, SessionSettings
 from agents.testing import ScriptedModel, assistant_message, function_call
-from memoryhub_client import AsyncMemoryHub, Conflict, InvalidInput
+from memoryhub_client import AsyncMemoryHub, Conflict, InvalidInput, NotFound
 from memoryhub_client.agents import MemoryHubSession
 
 NO_TRACING = RunConfig(tracing_disabled=True)
@@ -263,3 +263,26 @@ def test_pop_item_of_a_message_the_lifecycle_folded_is_refused_and_changes_nothi
 
     assert "consolidated" in refused.value.message
     assert asyncio.run(session.get_items()) == FIRST_RUN_ITEMS
+
+
+def test_a_session_for_a_user_is_theirs_and_is_erased_with_them(hub):
+    ana = MemoryHubSession(session_id="ag-ana", client=hub, user="ana")
+    ben = MemoryHubSession(session_id="ag-ben", client=hub, user="ben")
+    asyncio.run(ana.add_items(FIRST_RUN_ITEMS))
+    asyncio.run(ben.add_items([{"role": "user", "content": "Hello from Ben"}]))
+
+    assert (hub.sessions.get("ag-ana").user, hub.sessions.get("ag-ben").user) == ("ana", "ben")
+    assert [s.key for s in hub.sessions.list(user="ana")] == ["ag-ana"]
+    assert hub.search("Paris", mode="contains", user="ben").hits == []
+    intruder = MemoryHubSession(session_id="ag-ana", client=hub, user="ben")
+    with pytest.raises(Conflict):
+        asyncio.run(intruder.add_items([{"role": "user", "content": "not yours"}]))
+    assert asyncio.run(ana.get_items()) == FIRST_RUN_ITEMS
+
+    erased = hub.users.erase("ana")
+
+    assert (erased.deleted.sessions, erased.deleted.messages) == (1, 4)
+    with pytest.raises(NotFound):
+        hub.sessions.get("ag-ana")
+    assert asyncio.run(ana.get_items()) == []
+    assert asyncio.run(ben.get_items()) == [{"role": "user", "content": "Hello from Ben"}]

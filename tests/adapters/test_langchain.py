@@ -18,7 +18,7 @@ from langchain_core.messages import (
 from langchain_core.messages.tool import invalid_tool_call
 from langchain_core.runnables import RunnableLambda
 from langchain_core.runnables.history import RunnableWithMessageHistory
-from memoryhub_client import AsyncMemoryHub, NotFound
+from memoryhub_client import AsyncMemoryHub, Conflict, NotFound
 from memoryhub_client.langchain import MemoryHubChatMessageHistory
 
 from tests.support.openai_chat import tool_call
@@ -285,3 +285,46 @@ def test_runnable_with_message_history_replays_the_session_on_each_call(env, hub
         ("user", "What do I like?"),
         ("assistant", "Ramen."),
     ]
+
+
+def test_a_history_for_a_user_is_their_session_and_is_erased_with_them(hub):
+    ana = MemoryHubChatMessageHistory(session_id="lc-ana", client=hub, user="ana")
+    ben = MemoryHubChatMessageHistory(session_id="lc-ben", client=hub, user="ben")
+    ana.add_messages(
+        [HumanMessage(content="I am Ana, I live in Lisbon", id="1"), AIMessage(content="Noted.")]
+    )
+    ben.add_messages([HumanMessage(content="I am Ben", id="3")])
+
+    assert (hub.sessions.get("lc-ana").user, hub.sessions.get("lc-ben").user) == ("ana", "ben")
+    assert [s.key for s in hub.sessions.list(user="ana")] == ["lc-ana"]
+    assert [s.key for s in hub.sessions.list(user="ben")] == ["lc-ben"]
+    assert [h.content for h in hub.search("Lisbon", mode="contains", user="ana").hits] == [
+        "I am Ana, I live in Lisbon"
+    ]
+    assert hub.search("Lisbon", mode="contains", user="ben").hits == []
+
+    erased = hub.users.erase("ana")
+
+    assert (erased.deleted.sessions, erased.deleted.messages) == (1, 2)
+    with pytest.raises(NotFound):
+        hub.sessions.get("lc-ana")
+    assert ana.messages == []
+    assert ben.messages == [HumanMessage(content="I am Ben", id="3")]
+    # The next add starts the session again, hers again.
+    ana.add_messages([HumanMessage(content="back", id="4")])
+    assert hub.sessions.get("lc-ana").user == "ana"
+    assert ana.messages == [HumanMessage(content="back", id="4")]
+
+
+def test_a_history_naming_another_user_than_its_sessions_is_refused_and_stores_nothing(hub):
+    MemoryHubChatMessageHistory(session_id="lc-owned", client=hub, user="ana").add_messages(
+        [HumanMessage(content="mine", id="1")]
+    )
+    intruder = MemoryHubChatMessageHistory(session_id="lc-owned", client=hub, user="ben")
+
+    with pytest.raises(Conflict) as refused:
+        intruder.add_messages([HumanMessage(content="not yours", id="2")])
+
+    assert refused.value.field == "user"
+    assert [m.content for m in hub.messages.list("lc-owned")] == ["mine"]
+    assert hub.sessions.get("lc-owned").user == "ana"

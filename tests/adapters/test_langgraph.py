@@ -1,13 +1,12 @@
 """memoryhub_client.langgraph.MemoryHubStore, a LangGraph BaseStore, against the live server:
 the batch's ops with exact results, items as entries (names escaped reversibly), search by
-memoryhub's keyword search with filters and pages, put(index=False), the async ops, and a
-StateGraph whose nodes write and search through the store."""
+memoryhub's keyword search with filters and pages, put(index=False), the async ops. The
+namespaces here name no end user (the agent's own items); test_langgraph_users.py has the
+users, and StateGraphs run for two of them."""
 
 import asyncio
-from typing import TypedDict
 
 import pytest
-from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import (
     BaseStore,
     GetOp,
@@ -32,10 +31,10 @@ def _view(items) -> list[tuple]:
 
 
 def _seed(store: MemoryHubStore) -> None:
-    store.put(("users", "alice", "prefs"), "food", {"likes": "ramen", "spicy": 3})
-    store.put(("users", "alice", "prefs"), "drink", {"likes": "green tea", "spicy": 0})
-    store.put(("users", "alice"), "prefs", {"note": "an item beside the prefs namespace"})
-    store.put(("users", "bob", "prefs"), "food", {"likes": "ramen", "spicy": 5})
+    store.put(("teams", "alice", "prefs"), "food", {"likes": "ramen", "spicy": 3})
+    store.put(("teams", "alice", "prefs"), "drink", {"likes": "green tea", "spicy": 0})
+    store.put(("teams", "alice"), "prefs", {"note": "an item beside the prefs namespace"})
+    store.put(("teams", "bob", "prefs"), "food", {"likes": "ramen", "spicy": 5})
     store.put(("docs",), "guide", {"title": "Deploy guide", "tags": ["ops", "deploy"]})
 
 
@@ -48,25 +47,25 @@ def test_items_are_json_entries_named_by_namespace_and_key(hub):
 
     assert _names(hub) == [
         "docs/guide.json",
-        "users/alice/prefs.json",
-        "users/alice/prefs/drink.json",
-        "users/alice/prefs/food.json",
-        "users/bob/prefs/food.json",
+        "teams/alice/prefs.json",
+        "teams/alice/prefs/drink.json",
+        "teams/alice/prefs/food.json",
+        "teams/bob/prefs/food.json",
     ]
-    assert hub.entries.get("users/alice/prefs/food.json").content == (
+    assert hub.entries.get("teams/alice/prefs/food.json").content == (
         '{"likes": "ramen", "spicy": 3}'
     )
-    food = store.get(("users", "alice", "prefs"), "food")
-    entry = hub.entries.get("users/alice/prefs/food.json")
+    food = store.get(("teams", "alice", "prefs"), "food")
+    entry = hub.entries.get("teams/alice/prefs/food.json")
     assert food == Item(
         value={"likes": "ramen", "spicy": 3},
         key="food",
-        namespace=("users", "alice", "prefs"),
+        namespace=("teams", "alice", "prefs"),
         created_at=entry.created_at,
         updated_at=entry.updated_at,
     )
-    assert store.get(("users", "alice", "prefs"), "nothing") is None
-    assert store.get(("users", "carol"), "food") is None
+    assert store.get(("teams", "alice", "prefs"), "nothing") is None
+    assert store.get(("teams", "carol"), "food") is None
 
 
 def test_put_replaces_and_a_none_value_deletes(hub):
@@ -89,46 +88,46 @@ def test_the_batch_runs_every_op_kind_with_exact_results(hub):
 
     results = store.batch(
         [
-            GetOp(("users", "alice", "prefs"), "food"),
-            SearchOp(("users",), filter={"likes": "ramen"}, limit=10),
-            SearchOp(("users", "alice"), query="ramen"),
+            GetOp(("teams", "alice", "prefs"), "food"),
+            SearchOp(("teams",), filter={"likes": "ramen"}, limit=10),
+            SearchOp(("teams", "alice"), query="ramen"),
             ListNamespacesOp(),
-            PutOp(("users", "carol", "prefs"), "food", {"likes": "pho"}),
-            GetOp(("users", "carol", "prefs"), "food"),  # reads see the store before the puts
-            PutOp(("users", "bob", "prefs"), "food", None),
+            PutOp(("teams", "carol", "prefs"), "food", {"likes": "pho"}),
+            GetOp(("teams", "carol", "prefs"), "food"),  # reads see the store before the puts
+            PutOp(("teams", "bob", "prefs"), "food", None),
         ]
     )
 
     assert len(results) == 7
     assert _view([results[0]]) == [
-        (("users", "alice", "prefs"), "food", {"likes": "ramen", "spicy": 3})
+        (("teams", "alice", "prefs"), "food", {"likes": "ramen", "spicy": 3})
     ]
     assert sorted(_view(results[1])) == [
-        (("users", "alice", "prefs"), "food", {"likes": "ramen", "spicy": 3}),
-        (("users", "bob", "prefs"), "food", {"likes": "ramen", "spicy": 5}),
+        (("teams", "alice", "prefs"), "food", {"likes": "ramen", "spicy": 3}),
+        (("teams", "bob", "prefs"), "food", {"likes": "ramen", "spicy": 5}),
     ]
     assert _view(results[2]) == [
-        (("users", "alice", "prefs"), "food", {"likes": "ramen", "spicy": 3})
+        (("teams", "alice", "prefs"), "food", {"likes": "ramen", "spicy": 3})
     ]
     assert all(isinstance(i, SearchItem) for i in results[1] + results[2])
     assert results[2][0].score > 0
     assert results[3] == [
         ("docs",),
-        ("users", "alice"),
-        ("users", "alice", "prefs"),
-        ("users", "bob", "prefs"),
+        ("teams", "alice"),
+        ("teams", "alice", "prefs"),
+        ("teams", "bob", "prefs"),
     ]
     assert results[4] is None
     assert results[5] is None
     assert results[6] is None
     # The puts ran after the reads.
-    assert store.get(("users", "carol", "prefs"), "food").value == {"likes": "pho"}
-    assert store.get(("users", "bob", "prefs"), "food") is None
+    assert store.get(("teams", "carol", "prefs"), "food").value == {"likes": "pho"}
+    assert store.get(("teams", "bob", "prefs"), "food") is None
     suffixed = MatchCondition(match_type="suffix", path=("prefs",))
     [depth_two] = store.batch(
         [ListNamespacesOp(match_conditions=(suffixed,), max_depth=2, limit=1, offset=1)]
     )
-    assert depth_two == [("users", "carol")]
+    assert depth_two == [("teams", "carol")]
 
 
 def test_several_puts_of_one_item_in_a_batch_leave_the_last(hub):
@@ -175,21 +174,21 @@ def test_search_with_a_query_uses_memoryhubs_keyword_search_within_the_prefix(hu
     _seed(store)
     hub.entries.add("notes/ramen.md", "the best ramen in town")  # not an item: never returned
 
-    hits = store.search(("users",), query="ramen")
+    hits = store.search(("teams",), query="ramen")
     assert sorted(_view(hits)) == [
-        (("users", "alice", "prefs"), "food", {"likes": "ramen", "spicy": 3}),
-        (("users", "bob", "prefs"), "food", {"likes": "ramen", "spicy": 5}),
+        (("teams", "alice", "prefs"), "food", {"likes": "ramen", "spicy": 3}),
+        (("teams", "bob", "prefs"), "food", {"likes": "ramen", "spicy": 5}),
     ]
     assert all(h.score > 0 for h in hits)
-    assert _view(store.search(("users",), query="ramen", filter={"spicy": {"$gt": 4}})) == [
-        (("users", "bob", "prefs"), "food", {"likes": "ramen", "spicy": 5})
+    assert _view(store.search(("teams",), query="ramen", filter={"spicy": {"$gt": 4}})) == [
+        (("teams", "bob", "prefs"), "food", {"likes": "ramen", "spicy": 5})
     ]
-    assert len(store.search(("users",), query="ramen", limit=1)) == 1
-    assert store.search(("users",), query="ramen", offset=2) == []
+    assert len(store.search(("teams",), query="ramen", limit=1)) == 1
+    assert store.search(("teams",), query="ramen", offset=2) == []
     assert _view(store.search((), query="deploy")) == [
         (("docs",), "guide", {"title": "Deploy guide", "tags": ["ops", "deploy"]})
     ]
-    assert store.search(("users",), query="deploy") == []
+    assert store.search(("teams",), query="deploy") == []
 
 
 def test_put_with_index_false_is_left_out_of_query_searches_but_listed(hub):
@@ -212,29 +211,29 @@ def test_put_with_index_false_is_left_out_of_query_searches_but_listed(hub):
 def test_list_namespaces_matches_prefix_suffix_depth_and_pages(hub):
     store = MemoryHubStore(client=hub)
     _seed(store)
-    store.put(("users", "bob", "v1"), "x", {})
+    store.put(("teams", "bob", "v1"), "x", {})
 
     def listed(**kwargs):
         return store.list_namespaces(**kwargs)
 
-    assert listed(prefix=("users",)) == [
-        ("users", "alice"),
-        ("users", "alice", "prefs"),
-        ("users", "bob", "prefs"),
-        ("users", "bob", "v1"),
+    assert listed(prefix=("teams",)) == [
+        ("teams", "alice"),
+        ("teams", "alice", "prefs"),
+        ("teams", "bob", "prefs"),
+        ("teams", "bob", "v1"),
     ]
-    assert listed(prefix=("users", "*", "prefs")) == [
-        ("users", "alice", "prefs"),
-        ("users", "bob", "prefs"),
+    assert listed(prefix=("teams", "*", "prefs")) == [
+        ("teams", "alice", "prefs"),
+        ("teams", "bob", "prefs"),
     ]
-    assert listed(suffix=("v1",)) == [("users", "bob", "v1")]
-    assert listed(prefix=("users",), suffix=("prefs",)) == [
-        ("users", "alice", "prefs"),
-        ("users", "bob", "prefs"),
+    assert listed(suffix=("v1",)) == [("teams", "bob", "v1")]
+    assert listed(prefix=("teams",), suffix=("prefs",)) == [
+        ("teams", "alice", "prefs"),
+        ("teams", "bob", "prefs"),
     ]
-    assert listed(max_depth=1) == [("docs",), ("users",)]
-    assert listed(max_depth=2) == [("docs",), ("users", "alice"), ("users", "bob")]
-    assert listed(limit=2, offset=1) == [("users", "alice"), ("users", "alice", "prefs")]
+    assert listed(max_depth=1) == [("docs",), ("teams",)]
+    assert listed(max_depth=2) == [("docs",), ("teams", "alice"), ("teams", "bob")]
+    assert listed(limit=2, offset=1) == [("teams", "alice"), ("teams", "alice", "prefs")]
     assert listed(prefix=("nobody",)) == []
 
 
@@ -279,28 +278,28 @@ def test_labels_and_keys_are_escaped_reversibly(hub):
 
 def test_entries_that_are_not_items_are_never_items(hub):
     hub.entries.add("MEMORY.md", "# Memory")
-    hub.entries.add("users/notes.md", "ramen notes")
-    hub.entries.add("users/broken.json", "not json at all")
-    hub.entries.add("users/list.json", "[1, 2]")
+    hub.entries.add("teams/notes.md", "ramen notes")
+    hub.entries.add("teams/broken.json", "not json at all")
+    hub.entries.add("teams/list.json", "[1, 2]")
     store = MemoryHubStore(client=hub)
 
-    assert store.list_namespaces() == [("users",)]  # the folder of the .json entries
-    assert store.search(("users",)) == []
-    assert store.search(("users",), query="ramen") == []
-    assert store.get(("users",), "broken") is None
-    assert store.get(("users",), "list") is None
+    assert store.list_namespaces() == [("teams",)]  # the folder of the .json entries
+    assert store.search(("teams",)) == []
+    assert store.search(("teams",), query="ramen") == []
+    assert store.get(("teams",), "broken") is None
+    assert store.get(("teams",), "list") is None
 
 
 def test_a_prefix_keeps_the_store_apart_from_the_agents_entries(hub):
     store = MemoryHubStore(client=hub, prefix="langgraph")
-    store.put(("users", "alice"), "food", {"likes": "ramen"})
-    hub.entries.add("users/alice/food.json", '{"likes": "not mine"}')
+    store.put(("teams", "alice"), "food", {"likes": "ramen"})
+    hub.entries.add("teams/alice/food.json", '{"likes": "not mine"}')
 
-    assert _names(hub) == ["langgraph/users/alice/food.json", "users/alice/food.json"]
-    assert store.get(("users", "alice"), "food").value == {"likes": "ramen"}
-    assert store.list_namespaces() == [("users", "alice")]
-    assert _view(store.search(("users",), query="ramen")) == [
-        (("users", "alice"), "food", {"likes": "ramen"})
+    assert _names(hub) == ["langgraph/teams/alice/food.json", "teams/alice/food.json"]
+    assert store.get(("teams", "alice"), "food").value == {"likes": "ramen"}
+    assert store.list_namespaces() == [("teams", "alice")]
+    assert _view(store.search(("teams",), query="ramen")) == [
+        (("teams", "alice"), "food", {"likes": "ramen"})
     ]
     with pytest.raises(ValueError, match="prefix"):
         MemoryHubStore(client=hub, prefix="a/../b")
@@ -322,27 +321,27 @@ def test_the_async_ops_use_the_async_client(env, hub):
     store = MemoryHubStore()  # URL and key from the environment
 
     async def scenario():
-        await store.aput(("users", "alice"), "food", {"likes": "ramen"})
-        await store.aput(("users", "alice"), "tea", {"likes": "sencha"}, index=False)
-        got = await store.aget(("users", "alice"), "food")
-        found = await store.asearch(("users",), query="ramen")
-        listed = await store.asearch(("users",), filter={"likes": "sencha"})
-        spaces = await store.alist_namespaces(prefix=("users",))
+        await store.aput(("teams", "alice"), "food", {"likes": "ramen"})
+        await store.aput(("teams", "alice"), "tea", {"likes": "sencha"}, index=False)
+        got = await store.aget(("teams", "alice"), "food")
+        found = await store.asearch(("teams",), query="ramen")
+        listed = await store.asearch(("teams",), filter={"likes": "sencha"})
+        spaces = await store.alist_namespaces(prefix=("teams",))
         batch = await store.abatch(
-            [GetOp(("users", "alice"), "tea"), PutOp(("users", "alice"), "food", None)]
+            [GetOp(("teams", "alice"), "tea"), PutOp(("teams", "alice"), "food", None)]
         )
         return got, found, listed, spaces, batch
 
     got, found, listed, spaces, batch = asyncio.run(scenario())
-    assert _view([got]) == [(("users", "alice"), "food", {"likes": "ramen"})]
-    assert _view(found) == [(("users", "alice"), "food", {"likes": "ramen"})]
-    assert _view(listed) == [(("users", "alice"), "tea", {"likes": "sencha"})]
-    assert spaces == [("users", "alice")]
-    assert _view([batch[0]]) == [(("users", "alice"), "tea", {"likes": "sencha"})]
+    assert _view([got]) == [(("teams", "alice"), "food", {"likes": "ramen"})]
+    assert _view(found) == [(("teams", "alice"), "food", {"likes": "ramen"})]
+    assert _view(listed) == [(("teams", "alice"), "tea", {"likes": "sencha"})]
+    assert spaces == [("teams", "alice")]
+    assert _view([batch[0]]) == [(("teams", "alice"), "tea", {"likes": "sencha"})]
     assert batch[1] is None
     # A second event loop on the same store.
-    assert asyncio.run(store.aget(("users", "alice"), "food")) is None
-    assert hub.entries.get("users/alice/tea.json").index is False
+    assert asyncio.run(store.aget(("teams", "alice"), "food")) is None
+    assert hub.entries.get("teams/alice/tea.json").index is False
 
 
 def test_an_async_client_given_serves_the_async_ops(live_url, key):
@@ -353,62 +352,3 @@ def test_an_async_client_given_serves_the_async_ops(live_url, key):
             return await store.aget(("n",), "k")
 
     assert asyncio.run(scenario()).value == {"v": 1}
-
-
-class Chat(TypedDict):
-    user: str
-    said: str
-    recalled: list[str]
-
-
-def _remember(state: Chat, *, store: BaseStore) -> dict:
-    """Writes what the user said as a memory of theirs."""
-    memories = ("users", state["user"], "memories")
-    store.put(memories, f"m{len(store.search(memories, limit=100))}", {"text": state["said"]})
-    return {}
-
-
-def _recall(state: Chat, *, store: BaseStore) -> dict:
-    """Searches the user's memories for what they like."""
-    found = store.search(("users", state["user"], "memories"), query="likes")
-    return {"recalled": sorted(item.value["text"] for item in found)}
-
-
-def _graph(store: BaseStore):
-    builder = StateGraph(Chat)
-    builder.add_node("remember", _remember)
-    builder.add_node("recall", _recall)
-    builder.add_edge(START, "remember")
-    builder.add_edge("remember", "recall")
-    builder.add_edge("recall", END)
-    return builder.compile(store=store)
-
-
-def test_a_state_graph_writes_and_searches_through_the_store(env, hub):
-    graph = _graph(MemoryHubStore())  # URL and key from the environment
-
-    first = graph.invoke({"user": "alice", "said": "alice likes ramen", "recalled": []})
-    second = graph.invoke({"user": "alice", "said": "alice likes green tea", "recalled": []})
-    third = graph.invoke({"user": "alice", "said": "the weather is nice", "recalled": []})
-    other = graph.invoke({"user": "bob", "said": "bob likes pho", "recalled": []})
-
-    assert first["recalled"] == ["alice likes ramen"]
-    assert second["recalled"] == ["alice likes green tea", "alice likes ramen"]
-    assert third["recalled"] == ["alice likes green tea", "alice likes ramen"]
-    assert other["recalled"] == ["bob likes pho"]
-    assert _names(hub) == [
-        "users/alice/memories/m0.json",
-        "users/alice/memories/m1.json",
-        "users/alice/memories/m2.json",
-        "users/bob/memories/m0.json",
-    ]
-
-
-def test_a_state_graph_runs_async_with_the_store(env):
-    graph = _graph(MemoryHubStore())
-
-    async def run():
-        await graph.ainvoke({"user": "carol", "said": "carol likes tacos", "recalled": []})
-        return await graph.ainvoke({"user": "carol", "said": "carol likes soup", "recalled": []})
-
-    assert asyncio.run(run())["recalled"] == ["carol likes soup", "carol likes tacos"]

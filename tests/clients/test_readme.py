@@ -7,6 +7,7 @@ from pathlib import Path
 from django.conf import settings
 from memoryhub_client import MemoryHub
 
+from apps.agents.services import api_key_issue
 from tests.support.openai_chat import problems
 
 README = Path(settings.BASE_DIR) / "clients" / "python" / "README.md"
@@ -30,16 +31,21 @@ def test_the_readme_example_runs_with_the_url_and_key_from_the_environment(
 
 
 def test_the_project_readmes_from_python_example_runs_and_its_chat_is_sendable(
-    live_url, key, monkeypatch, capsys
+    live_url, agent, key, monkeypatch, capsys
 ):
     (example,) = python_blocks(PROJECT_README)
     monkeypatch.setenv("MEMORYHUB_URL", live_url)
     monkeypatch.setenv("MEMORYHUB_KEY", key)
+    # The key `manage.py create_api_key demo --user telegram:42` makes.
+    user_key = api_key_issue(agent=agent, name="telegram:42's app", user="telegram:42").raw
+    monkeypatch.setenv("MEMORYHUB_USER_KEY", user_key)
     scope: dict = {}
 
     exec(compile(example, str(PROJECT_README), "exec"), scope)
 
-    assert capsys.readouterr().out == "user I moved to Lisbon in May.\n"
+    assert capsys.readouterr().out == (
+        "user I moved to Lisbon in May.\n[]\n['I moved to Lisbon in May.']\n403\n"
+    )
     assert scope["chat"] == [{"role": "user", "content": "I moved to Lisbon in May."}]
     assert problems(scope["chat"]) == []
     with MemoryHub(live_url, key) as hub:

@@ -84,7 +84,7 @@ def test_learnings_from_add_to_delete(run):
             await settle(hub.learnings.add(f"Lesson {n}", "correction", user="u1"))
         got = await settle(hub.learnings.get(added.id))
         updated = await settle(hub.learnings.update(added.id, status="archived"))
-        every = await collect(hub.learnings.list(limit=1))
+        every = await collect(hub.learnings.list(all_users=True, limit=1))
         of_u1 = await collect(hub.learnings.list(user="u1", kind="correction", limit=1))
         archived = await collect(hub.learnings.list(status="archived"))
         await settle(hub.learnings.delete(added.id))
@@ -127,16 +127,16 @@ def test_runs_and_history(run):
                 hub.messages.append(f"chat-{n}", [{"role": "user", "content": f"I like jazz {n}"}])
             )
             await settle(hub.sessions.consolidate(f"chat-{n}"))
-        runs = await collect(hub.runs.list(limit=1))
+        runs = await collect(hub.runs.list(all_users=True, limit=1))
         of_chat_0 = await collect(
             hub.runs.list(session="chat-0", kind="consolidate", status="fallback")
         )
         detail = await settle(hub.runs.get(runs[0].id, user="u1"))
-        entries = await collect(hub.history.list(limit=1))
+        entries = await collect(hub.history.list(all_users=True, limit=1))
         jazz_1 = await collect(hub.history.list(q="jazz 1", user="u1"))
         of_chat_0_history = await collect(hub.history.list(session="chat-0"))
         month = entries[0].created_at.strftime("%Y-%m")
-        this_month = await collect(hub.history.list(month=month))
+        this_month = await collect(hub.history.list(month=month, all_users=True))
         document = await settle(hub.history.file("memory/HISTORY.md", user="u1"))
         return runs, of_chat_0, detail, entries, jazz_1, of_chat_0_history, this_month, document
 

@@ -42,7 +42,7 @@ def test_create_get_update_list_and_delete_sessions(run):
         updated = await settle(hub.sessions.update("chat-1", title="Renamed", metadata={"a": 1}))
         for n in range(2, 6):
             await settle(hub.sessions.create(key=f"chat-{n}", user="u2" if n % 2 else None))
-        every = await collect(hub.sessions.list(limit=2))  # 5 sessions: three pages
+        every = await collect(hub.sessions.list(all_users=True, limit=2))  # 5: three pages
         of_u2 = await collect(hub.sessions.list(user="u2", limit=1))
         await settle(hub.sessions.delete("chat-1"))
         return (
@@ -53,7 +53,7 @@ def test_create_get_update_list_and_delete_sessions(run):
             updated,
             every,
             of_u2,
-            await collect(hub.sessions.list()),
+            await collect(hub.sessions.list(all_users=True)),
         )
 
     created, again, by_key, by_id, updated, every, of_u2, after = run(scenario)

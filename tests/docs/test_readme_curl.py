@@ -134,6 +134,8 @@ def test_the_readmes_curl_session_answers_as_documented(session_calls, openapi):
         ("POST", "/context", 200),
         ("POST", "/memory/save", 200),
         ("GET", "/facts", 200),
+        ("GET", "/facts", 200),
+        ("GET", "/facts", 200),
         ("POST", "/sessions/telegram:42/reset", 200),
         ("DELETE", "/sessions/telegram:42", 204),
         ("GET", "/runs", 200),
@@ -177,14 +179,21 @@ def comments_hold(session_calls: list[Call]) -> None:
     # the second person's context never holds Caroline's memory
     assert "Whiskerino" not in json.dumps(by_step[12].body)
     assert by_step[13].body["fact"]["user"] is None  # "scope": "agent": the agent's own
-    # telegram:77's facts and the agent's: Caroline's cat is not among them
-    assert [(f["value"], f["user"]) for f in by_step[14].body["items"]] == [
-        ("Support answers from 9:00 to 17:00 CET", None)
+    # without a user, the agent's own facts alone; telegram:77's facts and the agent's:
+    # Caroline's cat is not among them; with all_users, every user's
+    agents = [("Support answers from 9:00 to 17:00 CET", None)]
+    assert (by_step[14].query, by_step[15].query) == ("", "user=telegram:77")
+    assert [(f["value"], f["user"]) for f in by_step[14].body["items"]] == agents
+    assert [(f["value"], f["user"]) for f in by_step[15].body["items"]] == agents
+    assert by_step[16].query == "all_users=1"
+    assert sorted((f["value"], f["user"] or "") for f in by_step[16].body["items"]) == [
+        ("Support answers from 9:00 to 17:00 CET", ""),
+        ("The user's cat is called Whiskerino", "telegram:42"),
     ]
 
     # Caroline's erasure counts what went; the PATCH sets what the README shows
     # (her session was removed just before: its messages went with it)
-    assert by_step[19].body == {
+    assert by_step[21].body == {
         "user": "telegram:42",
         "deleted": {
             "sessions": 0,
@@ -206,5 +215,5 @@ def comments_hold(session_calls: list[Call]) -> None:
         },
         "vacuumed": False,
     }
-    settings_now = by_step[20].body["settings"]
+    settings_now = by_step[22].body["settings"]
     assert (settings_now["max_history_messages"], settings_now["fact_review"]) == (24, True)

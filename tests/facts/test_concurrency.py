@@ -26,6 +26,7 @@ import pytest
 from django.db import connection
 
 from apps.agents.models import Agent
+from apps.agents.users import AGENT_ONLY
 from apps.core.errors import Conflict
 from apps.facts.models import Category, Fact, FactVersion
 from apps.facts.services.recall import facts_recall
@@ -187,9 +188,8 @@ def test_8_threads_x_50_mixed_fact_operations_on_one_agent(agent):
                     log.conflicts += 1
             raise AssertionError(f"{SUPERSEDE_ATTEMPTS} supersedes of chain {step.n} conflicted")
         elif step.op == "recall":
-            log.recall_hits.update(
-                hit.fact.pk for hit in facts_recall(agent=me, query=step.text).hits
-            )
+            found = facts_recall(agent=me, query=step.text, audience=AGENT_ONLY)
+            log.recall_hits.update(hit.fact.pk for hit in found.hits)
         else:
             touched = [ids[n] for n in step.picks]
             if step.chain is not None:

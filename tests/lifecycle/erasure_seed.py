@@ -9,6 +9,7 @@ Each owner's words hold one word no one else uses, so a leak of theirs is a sear
 
 from dataclasses import dataclass, field
 from datetime import timedelta
+from urllib.parse import urlencode
 
 from tests.lifecycle.helpers import T0
 
@@ -73,7 +74,8 @@ def _memory(api, owner: Owner) -> None:
     w, p, mine = owner.word, owner.prefix, owner.body
     fact = {"category": "pets", "key": f"{p}-pet", "value": f"a {w}", **mine}
     fact_id = _ok(api.post("/facts", fact), 201)["fact"]["id"]
-    _ok(api.patch(f"/facts/{fact_id}", {"value": f"an old {w} called Rex"}))
+    # an edit by id reaches the user's fact with their `user` (issue 39: else the agent's own)
+    _ok(api.patch(f"/facts/{fact_id}?{urlencode(mine)}", {"value": f"an old {w} called Rex"}))
     note = {"name": f"notes/{p}.md", "content": f"Feed the {w} daily.", **mine}
     _ok(api.post("/entries", note), 201)
     _ok(api.post(f"/entries/notes/{p}.md/aliases", {"alias": f"notes/{p}-alias.md", **mine}), 201)

@@ -126,12 +126,13 @@ def _words(body: dict) -> str:
 
 
 def test_a_search_for_the_users_words_finds_nothing_afterwards(api, owners):
+    every = {"all_users": True}  # every user's memory: what erasure left of anyone's
     searches = [
-        ("/search", {"query": "zanzibar", "mode": "keyword"}),
-        ("/search", {"query": "zanzibar", "mode": "contains"}),
-        ("/search", {"query": "zanzibar", "mode": "hybrid"}),
-        ("/memory/search", {"query": "zanzibar"}),
-        ("/memory/recall", {"query": "zanzibar"}),
+        ("/search", {"query": "zanzibar", "mode": "keyword", **every}),
+        ("/search", {"query": "zanzibar", "mode": "contains", **every}),
+        ("/search", {"query": "zanzibar", "mode": "hybrid", **every}),
+        ("/memory/search", {"query": "zanzibar", **every}),
+        ("/memory/recall", {"query": "zanzibar", **every}),
     ]
     found = [api.post(path, body) for path, body in searches]
     assert all(r.status_code == 200 for r in found), [r.content for r in found]
@@ -143,9 +144,10 @@ def test_a_search_for_the_users_words_finds_nothing_afterwards(api, owners):
         response = api.post(path, body)
         assert response.status_code == 200
         assert "zanzibar" not in _words(response.json()), path
-    hits = api.post("/search", {"query": "zanzibar", "mode": "keyword"}).json()["hits"]
+    hits = api.post("/search", {"query": "zanzibar", "mode": "keyword", **every}).json()["hits"]
     assert hits == []
-    kept = api.post("/search", {"query": "quokka", "mode": "keyword", "k": 50}).json()["hits"]
+    kept = api.post("/search", {"query": "quokka", "mode": "keyword", "k": 50, **every})
+    kept = kept.json()["hits"]
     assert len(kept) == 14  # every message of the kept user
 
 

@@ -94,7 +94,14 @@ def test_tools_list_names_every_tool_with_the_api_schemas(key):
     assert [t["name"] for t in tools] == TOOL_NAMES == list(TOOLS)
     by_name = {t["name"]: t for t in tools}
     recall = by_name["memory_recall"]["inputSchema"]
-    assert list(recall["properties"]) == ["user", "query", "session_id", "category", "k"]
+    assert list(recall["properties"]) == [
+        "user",
+        "all_users",
+        "query",
+        "session_id",
+        "category",
+        "k",
+    ]
     assert recall["required"] == ["query"]
     assert by_name["memory_recall"]["description"].startswith("Find the saved facts")
     assert by_name["append_messages"]["inputSchema"]["required"] == ["messages", "session_id"]

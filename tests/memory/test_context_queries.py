@@ -5,6 +5,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from apps.agents.users import AGENT_ONLY
 from apps.conversations.models import Message, Summary
 from apps.conversations.search import message_search
 from apps.conversations.services import NewMessage, messages_append
@@ -77,7 +78,9 @@ def memory_statements(agent) -> int:
     """What the memory leg costs: /search's hybrid ranking with its context windows (the
     search layer's statements), plus one for the windows' sessions."""
     with CaptureQueriesContext(connection) as captured:
-        message_search(agent=agent, query="first message 1", mode="hybrid", k=20)
+        message_search(
+            agent=agent, query="first message 1", mode="hybrid", k=20, audience=AGENT_ONLY
+        )
     return len(captured.captured_queries) + 1
 
 

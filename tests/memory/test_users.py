@@ -49,7 +49,10 @@ def test_a_session_names_its_user_and_keeps_it(api):
 
     listed = api.get("/sessions", {"user": "telegram:42"}).json()["items"]
     assert [s["key"] for s in listed] == ["telegram:42"]
-    assert {s["key"] for s in api.get("/sessions").json()["items"]} == {"telegram:42", "cli"}
+    # without user: the agent's own sessions; every session with all_users
+    assert {s["key"] for s in api.get("/sessions").json()["items"]} == {"cli"}
+    every = api.get("/sessions", {"all_users": "1"}).json()["items"]
+    assert {s["key"] for s in every} == {"telegram:42", "cli"}
     fetched = api.get(f"/sessions/{created.json()['id']}").json()
     assert fetched["user"] == "telegram:42"
     # A session's user is set once: PATCH does not take one, and asking is a 422.

@@ -9,6 +9,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from apps.agents.users import AGENT_ONLY
 from apps.conversations.models import Session
 from apps.conversations.search import message_search
 from apps.core.replicas import (
@@ -157,7 +158,9 @@ def test_a_replica_that_dies_mid_search_is_read_again_on_the_primary(agent_api):
     with replica_reads():
         assert read_alias() == REPLICA  # chosen, and believed for a few seconds
         with _replica_down():
-            result = message_search(agent=agent, query="cat", mode="keyword", k=5)
+            result = message_search(
+                agent=agent, query="cat", mode="keyword", k=5, audience=AGENT_ONLY
+            )
 
     assert [h.message.content for h in result.hits] == ["the cat sat on the mat"]
 

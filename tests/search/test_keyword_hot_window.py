@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.db import connection
 
+from apps.agents.users import AGENT_ONLY
 from apps.conversations.hot_window import hot_matches, hot_matches_query, postgres_hot_matches_sql
 from apps.conversations.models import Message, SessionMeta
 from apps.conversations.search import message_search
@@ -61,7 +62,7 @@ def test_the_hot_leg_keeps_the_limit_and_the_filters(agent, sessions):
 
 
 def test_keyword_mode_finds_archived_rows_by_bm25_and_hot_rows_by_substring(agent, sessions):
-    result = message_search(agent=agent, query="sandbox", mode="keyword", k=10)
+    result = message_search(agent=agent, query="sandbox", mode="keyword", k=10, audience=AGENT_ONLY)
 
     hot = [sessions[k].pk for k in ("never", "cut_new", "cut_at")]
     legs = [(h.message.pk, list(h.legs)) for h in result.hits]
@@ -75,9 +76,13 @@ def test_keyword_mode_finds_archived_rows_by_bm25_and_hot_rows_by_substring(agen
 def test_a_compaction_moves_rows_from_the_hot_leg_to_bm25(agent, session):
     rows = add(session, "quokka notes", "more quokka notes", start=T0)
 
-    before = message_search(agent=agent, query="quokka notes", mode="keyword", k=10)
+    before = message_search(
+        agent=agent, query="quokka notes", mode="keyword", k=10, audience=AGENT_ONLY
+    )
     archive_all(session)
-    after = message_search(agent=agent, query="quokka notes", mode="keyword", k=10)
+    after = message_search(
+        agent=agent, query="quokka notes", mode="keyword", k=10, audience=AGENT_ONLY
+    )
 
     assert [(h.message.pk, list(h.legs)) for h in before.hits] == [
         (rows[1].pk, ["contains"]),

@@ -8,6 +8,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from apps.agents.users import EVERYONE
 from apps.facts.models import Fact
 from apps.facts.services import fact_save, facts_recall
 from apps.providers.embeddings import embed_query
@@ -22,7 +23,7 @@ TEXTS = ["Alice adores marzipan", "Alice dislikes olives", "Support opens at nin
 def _recall(agent) -> tuple[list[str], list[str]]:
     """The recalled values, and the statements of the vector leg (its HNSW settings)."""
     with CaptureQueriesContext(connection) as ctx:
-        found = facts_recall(agent=agent, query="Alice adores marzipan", k=20)
+        found = facts_recall(agent=agent, query="Alice adores marzipan", k=20, audience=EVERYONE)
     graph = [q["sql"] for q in ctx.captured_queries if "hnsw." in q["sql"]]
     return [h.fact.value for h in found.hits], graph
 

@@ -126,6 +126,7 @@ def test_the_audit_event_holds_the_counts_and_neither_the_user_nor_content(
 
 
 KINDS = ("message", "fact", "entry", "learning", "history")
+EVERY = {"all_users": True}  # every user's memory: what erasure left of anyone's
 
 
 def _left_of(api, word: str, gone: dict[str, set], distinctive: bool) -> list[tuple]:
@@ -134,17 +135,17 @@ def _left_of(api, word: str, gone: dict[str, set], distinctive: bool) -> list[tu
     with the word."""
     left = []
     for mode in ["keyword", "contains", "hybrid", "semantic"]:
-        hits = api.post("/search", {"query": word, "mode": mode, "k": 100}).json()["hits"]
+        hits = api.post("/search", {"query": word, "mode": mode, "k": 100, **EVERY}).json()["hits"]
         exact = distinctive and mode in ("keyword", "contains")
         left += [(word, mode, h["content"]) for h in hits if exact or h["id"] in gone["message"]]
-    for item in api.post("/memory/search", {"query": word, "k": 100}).json()["items"]:
+    for item in api.post("/memory/search", {"query": word, "k": 100, **EVERY}).json()["items"]:
         if item["id"] in gone[SOURCES[item["source"]]] or (
             distinctive and word.lower() in item["content"].lower()
         ):
             left.append((word, "memory/search", item["content"]))
-    history = api.get("/memory/history", {"q": word, "limit": 100}).json()["items"]
+    history = api.get("/memory/history", {"q": word, "limit": 100, **EVERY}).json()["items"]
     left += [(word, "history", h["content"]) for h in history if h["id"] in gone["history"]]
-    entries = api.get("/entries/search", {"q": word, "limit": 200}).json()["items"]
+    entries = api.get("/entries/search", {"q": word, "limit": 200, **EVERY}).json()["items"]
     left += [(word, "entries", e["entry"]["name"]) for e in entries
              if e["entry"]["id"] in gone["entry"]]  # fmt: skip
     return left
@@ -157,11 +158,12 @@ def test_after_erasure_no_search_finds_a_word_of_the_users_messages(api, agent, 
     assert api.delete(f"/users/{ALICE.user}").status_code == 200
 
     assert [left for w in words for left in _left_of(api, w, gone, w in ALICE.words)] == []
-    recalled = api.post("/memory/recall", {"query": ALICE.fact, "k": 100}).json()["items"]
+    recalled = api.post("/memory/recall", {"query": ALICE.fact, "k": 100, **EVERY}).json()["items"]
     assert {h["fact"]["id"] for h in recalled} & gone["fact"] == set()
     # the other user's messages are all still found
     for word in CAROLINE.words:
-        hits = api.post("/search", {"query": word, "mode": "keyword", "k": 100}).json()["hits"]
+        body = {"query": word, "mode": "keyword", "k": 100, **EVERY}
+        hits = api.post("/search", body).json()["hits"]
         assert world.containing(word, (CAROLINE.user,), "message") <= {h["id"] for h in hits}
 
 

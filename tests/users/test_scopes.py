@@ -1,6 +1,7 @@
 """Issue 26's scopes: writes in a user's session belong to that user unless they say
 "scope": "agent"; every output names its owner; a session_id with another `user` is 422; an
-agent-wide call without `user` sees every user's memory, as before."""
+agent-wide call sees every user's memory only with `all_users` (issue 39; without it, the
+agent's own: tests/users/test_safe_default.py)."""
 
 import pytest
 
@@ -28,15 +29,18 @@ def _owners(world: World, kind: str) -> dict:
         ("session", "/sessions", "id"),
     ],
 )
-def test_an_agent_wide_listing_shows_every_row_with_its_owner(api, world: World, kind, path, key):
-    response = api.get(path, {"limit": 100})
+def test_an_all_users_listing_shows_every_row_with_its_owner(api, world: World, kind, path, key):
+    response = api.get(path, {"limit": 100, "all_users": "true"})
+    alone = api.get(path, {"limit": 100})
 
     assert response.status_code == 200
     assert {row[key]: row["user"] for row in response.json()["items"]} == _owners(world, kind)
+    agents = {i: None for i, owner in _owners(world, kind).items() if owner is None}
+    assert {row[key]: row["user"] for row in alone.json()["items"]} == agents
 
 
 def test_entries_name_their_owner_and_one_name_is_one_entry_per_owner(api, world: World):
-    items = api.get("/entries", {"limit": 100}).json()["items"]
+    items = api.get("/entries", {"limit": 100, "all_users": "1"}).json()["items"]
 
     shown = {e["id"]: e["user"] for e in items}
     assert {i: shown.get(i, "absent") for i in _owners(world, "entry")} == _owners(world, "entry")
@@ -59,18 +63,21 @@ def test_consolidating_a_users_session_writes_their_own_memory_md(api, agent, wo
         assert world.memory_md[person.user] == own
 
 
-def test_the_agent_wide_call_without_a_user_finds_every_users_memory(api, world: World):
+def test_the_agent_wide_call_with_all_users_finds_every_users_memory(api, world: World):
+    every = {"all_users": True}
     for person in PEOPLE:
         [fact] = world.ids(person.user, "fact")
         for word in person.words:
             messages = world.containing(word, (person.user,), "message")
-            hits = api.post("/search", {"query": word, "mode": "keyword", "k": 50}).json()["hits"]
+            body = {"query": word, "mode": "keyword", "k": 50, **every}
+            hits = api.post("/search", body).json()["hits"]
             assert messages <= {h["id"] for h in hits}, word
-            found = api.post("/memory/search", {"query": word, "k": 50}).json()["items"]
+            found = api.post("/memory/search", {"query": word, "k": 50, **every}).json()["items"]
             for kind in ["fact", "learning", "history"]:
                 ids = {i["id"] for i in found if i["source"] == kind}
                 assert world.containing(word, (person.user,), kind) <= ids, (word, kind)
-        recalled = api.post("/memory/recall", {"query": person.fact, "k": 20}).json()["items"]
+        body = {"query": person.fact, "k": 20, **every}
+        recalled = api.post("/memory/recall", body).json()["items"]
         assert fact in {h["fact"]["id"] for h in recalled}
 
 

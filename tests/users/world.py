@@ -209,15 +209,16 @@ def _agent_memory(api: ApiClient, world: World) -> None:
 
 def _history_and_documents(api: ApiClient, world: World) -> None:
     """HISTORY entries and the users' MEMORY.md come from consolidation; read them back
-    agent-wide (which sees every row) to know their ids."""
+    for every user (`all_users`) to know their ids."""
     for owner, key in [(ALICE.user, ALICE.session_key), (CAROLINE.user, CAROLINE.session_key),
                        (AGENT, OPS_KEY)]:  # fmt: skip
         _consolidate(api, world, owner, key)
     by_session = {s["id"]: owner for owner, s in world.sessions.items()}
-    for entry in ok(api.get("/memory/history", {"limit": 100}))["items"]:
+    for entry in ok(api.get("/memory/history", {"limit": 100, "all_users": 1}))["items"]:
         world.add("history", entry["id"], by_session[entry["session_id"]], entry["content"])
     # error learnings the failing tool calls captured: whoever the API says they belong to
-    for learning in ok(api.get("/learnings", {"kind": "error", "limit": 100}))["items"]:
+    errors = ok(api.get("/learnings", {"kind": "error", "limit": 100, "all_users": 1}))["items"]
+    for learning in errors:
         world.add("learning", learning["id"], learning["user"] or AGENT, learning["content"])
     for p in PEOPLE:
         # the user's own MEMORY.md (test_scopes checks that consolidation wrote it)

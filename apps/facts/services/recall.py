@@ -7,7 +7,7 @@ import numpy as np
 from django.utils import timezone
 
 from apps.agents.models import Agent
-from apps.agents.users import EVERYONE, Audience
+from apps.agents.users import Audience
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.replicas import on_replica
 from apps.facts import selectors
@@ -133,7 +133,7 @@ def facts_recall(
     query: str,
     category: str | None = None,
     k: int | None = None,
-    audience: Audience = EVERYONE,
+    audience: Audience,
 ) -> RecallResult:
     """Seed 001's memory_recall over the facts `audience` sees: categories -> scoped facts
     -> flat fallback, reinforced."""

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
+from apps.agents.users import EVERYONE
 from apps.core.errors import Conflict, InvalidInput
 from apps.facts.models import Fact, FactStatus, FactVersion
 from apps.facts.selectors import fact_get
@@ -93,7 +94,7 @@ def _merge(agent: Agent, keep: Fact, other: Fact, changed_by: str) -> Fact:
 
 def _pending_now(agent: Agent, fact: Fact) -> Fact:
     """The fact as it is now (caller holds the locks); Conflict unless current and pending."""
-    found = fact_get(agent=agent, fact_id=fact.pk)
+    found = fact_get(agent=agent, fact_id=fact.pk, audience=EVERYONE)  # the caller found it
     if found.valid_to is not None or found.status != FactStatus.PENDING:
         raise Conflict("the fact is not waiting for review", loc=["path", "fact_id"])
     return found

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
-from apps.agents.users import AGENT
+from apps.agents.users import AGENT, Audience
 from apps.core.errors import InvalidInput
 from apps.facts import selectors, text
 from apps.facts.models import Category, Fact, FactStatus, Source
@@ -194,7 +194,12 @@ def _same_meaning(draft: FactDraft, cat: Category, now: datetime) -> SaveResult 
     if draft.emb.vector is None:
         return None
     near = selectors.facts_nearest(
-        agent=draft.agent, vector=draft.emb.vector, category_ids=[cat.pk], k=1, owner=draft.user
+        agent=draft.agent,
+        vector=draft.emb.vector,
+        category_ids=[cat.pk],
+        k=1,
+        audience=Audience(draft.user),
+        owner=draft.user,
     )
     if not near or near[0][1] < draft.agent.config.fact_dedup_threshold:
         return None

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
-from apps.agents.users import AGENT
+from apps.agents.users import AGENT, EVERYONE
 from apps.core.errors import Conflict
 from apps.facts import text
 from apps.facts.models import Category, Fact, FactStatus, FactVersion
@@ -65,7 +65,7 @@ def _locked(agent: Agent, fact: Fact) -> Fact:
     """The agent lock, then the fact's row lock; the fact as it is now."""
     lock_agent(agent)
     lock_facts([fact.pk])
-    return fact_get(agent=agent, fact_id=fact.pk)
+    return fact_get(agent=agent, fact_id=fact.pk, audience=EVERYONE)  # the caller found it
 
 
 def fact_update(

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from django.db import transaction
 
 from apps.agents.models import Agent
-from apps.agents.users import EVERYONE, Audience
+from apps.agents.users import Audience
 from apps.core.errors import InvalidInput
 from apps.entries import names
 from apps.lifecycle.models import HistoryEntry, HistoryKind
@@ -49,7 +49,7 @@ def history_files(
     *,
     agent: Agent,
     month: str | None = None,
-    audience: Audience = EVERYONE,
+    audience: Audience,
     owner: str | None = None,
 ) -> dict[str, str]:
     """The history files of the entries `audience` sees (or `owner`'s alone) by name: one

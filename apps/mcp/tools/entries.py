@@ -147,6 +147,7 @@ SEARCH = About(
     hints=READ,
     docs={
         "user": words.USER_READS,
+        "all_users": words.ALL_USERS,
         "q": "The words to look for.",
         "limit": "How many entries to return at most.",
     },

@@ -55,6 +55,7 @@ RECALL = About(
     hints=READ,
     docs={
         "user": words.USER_READS,
+        "all_users": words.ALL_USERS,
         "query": "The question or topic, in plain words.",
         "session_id": "Recall as in this session (its id or your key for it): your memory "
         "and that of the session's user.",
@@ -79,6 +80,7 @@ SEARCH = About(
     hints=READ,
     docs={
         "user": words.USER_READS,
+        "all_users": words.ALL_USERS,
         "query": "What to look for, in plain words.",
         "session_id": "Search as in this session (its id or your key for it): your memory "
         "and that of the session's user.",
@@ -108,7 +110,7 @@ CONTEXT = About(
     # It may save facts and compact the session (lifecycle), deleting nothing.
     hints=write(destructive=False, idempotent=False),
     docs={
-        "user": words.USER_READS,
+        "user": words.USER_SESSION,
         "session_id": words.SESSION,
         "query": "What the next reply is about, usually the user's latest message. Given, "
         "the session's relevant messages and matching passages of all your past "

@@ -24,12 +24,13 @@ CHAT = About(
     hints=READ,
     docs={
         "user": words.USER_READS,
+        "all_users": words.ALL_USERS,
         "query": "What to look for: a question, words, or (for contains) the exact text.",
         "mode": "How to match: semantic (by meaning), keyword (by words), hybrid (both; "
         "usually the best) or contains (the exact text, case-insensitive).",
         "k": "How many hits to return at most.",
-        "session_id": "Search only this session (its id or your key for it). Left out: all "
-        "your sessions.",
+        "session_id": "Search only this session (its id or your key for it). Left out: your "
+        "own sessions, with `user` theirs too, with all_users every session.",
         "role": "Only messages of this role, or of any of these roles: user, assistant, tool, "
         "system.",
         "after": "Only messages said after this time (ISO 8601).",
@@ -54,6 +55,7 @@ HISTORY = About(
     hints=READ,
     docs={
         "user": words.USER_READS,
+        "all_users": words.ALL_USERS,
         "q": "The text to find, case-insensitive. Left out: every entry.",
         "month": "Only entries of this month, as YYYY-MM.",
         "session_id": "Only entries of this session (its id or your key for it).",

@@ -6,7 +6,18 @@ SESSION_OPTIONAL = "The session this belongs to (its id or your key for it), if 
 
 USER_READS = (
     "Act for one of your end users (your own id for them, e.g. telegram:42): you see your "
-    "own memory and theirs, never another user's. Left out, you see all of your memory."
+    "own memory and theirs, never another user's. Left out (with no session and no "
+    "all_users), you see your own memory alone, none of any user's."
+)
+
+ALL_USERS = (
+    "true to see every end user's memory as well as your own, e.g. for a report across "
+    "users. Not with `user` or a session. Left out: your own memory, and with `user` theirs."
+)
+
+USER_SESSION = (
+    "The end user the session is with, if you name one: it must be the session's own user "
+    "(you see your memory and theirs; a session without a user sees your own alone)."
 )
 
 USER_WRITES = (

@@ -24,8 +24,9 @@ class ContextRequest:
 
     @property
     def audience(self) -> Audience:
-        """Whose memory the session reads: the agent's and its user's (issue 26)."""
-        return Audience(self.session.user or None)
+        """Whose memory the session reads: the agent's and its user's (issue 26); the
+        agent's own alone for a session without a user (issue 39)."""
+        return Audience(self.session.user)
 
 
 @dataclass

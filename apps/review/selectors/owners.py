@@ -10,6 +10,7 @@ from typing import TypeVar
 from django.db.models import Count, Model, QuerySet
 
 from apps.agents.models import Agent
+from apps.agents.users import EVERYONE
 from apps.conversations.models import Session
 from apps.core.pagination import Page, keyset_paginate
 from apps.facts.models import Fact, FactStatus
@@ -32,7 +33,11 @@ def facts_listed(*, agent: Agent, user: str | None) -> QuerySet[Fact]:
 
 def fact_counts_of(*, agent: Agent, user: str | None) -> dict[str, int]:
     """The owner's current facts by status: {"active": n, "pending": m}."""
-    rows = owned(facts_current(agent=agent), user).values("status").annotate(n=Count("pk"))
+    rows = (
+        owned(facts_current(agent=agent, audience=EVERYONE), user)
+        .values("status")
+        .annotate(n=Count("pk"))
+    )
     counts = dict.fromkeys(FactStatus.values, 0)
     counts.update({r["status"]: r["n"] for r in rows})
     return counts

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, QuerySet
 
 from apps.agents.models import Agent
-from apps.agents.users import AGENT
+from apps.agents.users import AGENT, EVERYONE
 from apps.conversations.models import Session
 from apps.entries.models import Entry
 from apps.facts.models import Fact
@@ -55,7 +55,7 @@ def user_rows(*, agent: Agent, users: list[str]) -> list[UserRow]:
     if not users:
         return []
     sessions = _by_user(Session.objects.filter(agent=agent), users)
-    facts = _by_user(facts_current(agent=agent), users)
+    facts = _by_user(facts_current(agent=agent, audience=EVERYONE), users)
     return [UserRow(u, sessions.get(u, 0), facts.get(u, 0)) for u in users]
 
 

@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from apps.agents.selectors import audit_events
+from apps.agents.users import EVERYONE
 from apps.lifecycle.selectors import runs_page
 from apps.review.access import Access, agent_list, agent_page
 from apps.review.charts import activity_chart
@@ -58,7 +59,7 @@ def agent_detail(request: HttpRequest, access: Access) -> HttpResponse:
         "stats": stats,
         "chart": activity_chart(stats.activity, title=f"Messages per day, {access.agent.slug}"),
         "sessions": list(sessions_by_activity(agent=access.agent)[:10]),
-        "runs": runs_page(agent=access.agent, limit=10).items,
+        "runs": runs_page(agent=access.agent, limit=10, audience=EVERYONE).items,
         "events": _rows(audit_events(agent=access.agent, limit=10)),
     }
     return render(request, "review/agent.html", context)

@@ -9,6 +9,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
 from apps.agents.services import snapshot
+from apps.agents.users import EVERYONE
 from apps.facts.models import Fact
 from apps.facts.selectors import fact_chain, fact_get
 from apps.facts.services import fact_delete as fact_delete_service
@@ -64,7 +65,7 @@ def fact_form(
 
 def get_fact(access: Access, fact_id: int) -> Fact:
     """One of the agent's facts, current or not; 404 otherwise."""
-    return or_404(fact_get, agent=access.agent, fact_id=fact_id)
+    return or_404(fact_get, agent=access.agent, fact_id=fact_id, audience=EVERYONE)
 
 
 @agent_list

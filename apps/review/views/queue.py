@@ -13,6 +13,7 @@ from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
+from apps.agents.users import EVERYONE
 from apps.core.errors import ApplicationError, Conflict, InvalidInput, NotFound
 from apps.facts.models import Fact, FactStatus
 from apps.facts.selectors import fact_counts, fact_get, facts_merge_candidates, facts_pending
@@ -177,7 +178,7 @@ def _merge_target(access: Access, fact: Fact, into_id: int) -> Fact:
     """The fact chosen to merge `fact` into, if it is one the choice offers (the agent's,
     the same owner's, not itself: InvalidInput otherwise), approved and current (Conflict)."""
     try:
-        into = fact_get(agent=access.agent, fact_id=into_id)
+        into = fact_get(agent=access.agent, fact_id=into_id, audience=EVERYONE)
     except NotFound:
         raise InvalidInput(f"#{into_id} is not one of this agent's facts. {NO_TARGET}") from None
     if into.pk == fact.pk:

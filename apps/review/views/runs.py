@@ -9,6 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadReque
 from django.shortcuts import redirect, render
 
 from apps.agents.services import snapshot
+from apps.agents.users import EVERYONE
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.unavailable import send_or_defer
 from apps.lifecycle import tasks
@@ -26,7 +27,7 @@ _SNAPSHOT = ["kind", "trigger", "status", "reason", "session_id", "session_key"]
 
 def _run(access: Access, run_id: int) -> Run:
     try:
-        return run_get(agent=access.agent, run_id=run_id)
+        return run_get(agent=access.agent, run_id=run_id, audience=EVERYONE)
     except NotFound as exc:
         raise Http404(exc.message) from exc
 

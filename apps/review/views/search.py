@@ -7,6 +7,7 @@ timeline."""
 
 from django.shortcuts import render
 
+from apps.agents.users import EVERYONE
 from apps.conversations.search import message_search
 from apps.conversations.selectors import session_get
 from apps.core.errors import ApplicationError
@@ -52,6 +53,7 @@ def search(request, access: Access):
             k=HITS,
             session=session,
             session_user=uf.value,
+            audience=EVERYONE,  # the page's own filter: every user unless it names one
         )
     except ApplicationError as exc:  # unknown session, a query over the size limit
         context["error"] = exc.message

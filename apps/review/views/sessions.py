@@ -6,6 +6,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 
+from apps.agents.users import EVERYONE
 from apps.conversations.models import Session
 from apps.conversations.selectors import (
     session_get,
@@ -111,6 +112,8 @@ def session_timeline(request: HttpRequest, access: Access, session_id: uuid.UUID
         "summary": session_summary(session=session),
         "start_at": meta.start_at if meta else None,
         "window_size": access.agent.config.max_history_messages,
-        "runs": runs_page(agent=access.agent, session=session, limit=RUNS_SHOWN).items,
+        "runs": runs_page(
+            agent=access.agent, session=session, limit=RUNS_SHOWN, audience=EVERYONE
+        ).items,
     }
     return render(request, "review/timeline.html", context)

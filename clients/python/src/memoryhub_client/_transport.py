@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from memoryhub_client._call import API_PREFIX
 from memoryhub_client._version import __version__
 from memoryhub_client.errors import Unavailable, error_for, retry_after_seconds
 
@@ -66,10 +67,10 @@ class Policy:
 
 
 def settings(url: str | None, key: str | None) -> tuple[str, dict[str, str]]:
-    """The base URL (MEMORYHUB_URL by default, without a trailing /api/v1) and the headers
+    """The base URL (MEMORYHUB_URL by default, without a trailing API prefix) and the headers
     (the key, MEMORYHUB_KEY by default, as a Bearer token)."""
     base = (url or os.environ.get("MEMORYHUB_URL") or DEFAULT_URL).rstrip("/")
-    base = base.removesuffix("/api/v1")
+    base = base.removesuffix(API_PREFIX)
     headers = {"Accept": "application/json", "User-Agent": f"memoryhub-client/{__version__}"}
     key = key if key is not None else os.environ.get("MEMORYHUB_KEY")
     if key:

@@ -48,6 +48,11 @@ class MemoryHubSession:
     """The items of memoryhub session `session_id` (its key, or its id). The session is
     created on the first add (for `user`); reading one that does not exist gives no items.
 
+    `user`: the end user the conversation is with. Their session holds the items, and what
+    memoryhub derives from them is theirs: no other user's read finds it, and
+    `DELETE /users/{user}` erases it. A key names one user's session: a session naming
+    another user for it is refused (Conflict) on add.
+
     `clear_session()` is a memoryhub session reset: its messages are consolidated into the
     agent's memory, what that did not cover is archived, then they are deleted. `pop_item()`
     removes the latest message; memoryhub refuses (Conflict) when its lifecycle has already

@@ -114,14 +114,17 @@ class _Hub(Bound[M]):
         k: int | None = None,
         session: str | None = None,
         user: str | None = None,
+        all_users: bool = False,
         role: str | Sequence[str] | None = None,
         after: datetime | None = None,
         before: datetime | None = None,
         metadata: Mapping[str, str | int | float | bool] | None = None,
         min_score: float | None = None,
     ) -> Call[SearchResult]:
-        """Search the agent's messages (semantic by default; keyword, hybrid or contains), in
-        one session with `session`; a read, so it is retried like a GET."""
+        """Search the agent's messages (semantic by default; keyword, hybrid or contains): in
+        one session with `session`, one end user's with `user`, every user's with
+        `all_users=True`; with none of these, the agent's own messages (sessions without a
+        user) alone. A read, so it is retried like a GET."""
         role_value = role if role is None or isinstance(role, str) else list(role)
         body = ChatSearchIn(
             query=query,
@@ -130,6 +133,7 @@ class _Hub(Bound[M]):
                 k=k,
                 session_id=session,
                 user=user,
+                all_users=all_users or None,
                 role=role_value,
                 after=after,
                 before=before,

@@ -57,6 +57,11 @@ class MemoryHubChatMessageHistory(BaseChatMessageHistory):
     messages. The session is created on the first add (for `user`, with `title`); reading a
     session that does not exist yet gives no messages.
 
+    `user`: the end user the conversation is with. Their session holds the messages, and
+    what memoryhub derives from them (facts, summaries, archives) is theirs: no other user's
+    read finds it, and `DELETE /users/{user}` erases it. A key names one user's session: a
+    history naming another user for it is refused (Conflict) on add.
+
     `clear()` is a memoryhub session reset: memoryhub consolidates the messages into the
     agent's long-term memory, keeps what consolidation did not cover in an Archive entry,
     then deletes them; the session and its rolling summary stay.

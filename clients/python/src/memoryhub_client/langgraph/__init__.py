@@ -5,13 +5,26 @@ one entry: namespace ("users", "alice", "prefs") and key "food" are the entry
 `users/alice/prefs/food.json` (under `prefix/` when the store has a prefix), its content the
 value as JSON (names.py says why ".json" and what is escaped, reversibly).
 
+Whose an item is (issue 39): every op acts for one end user of the agent, or for none:
+the store's `user` when it has one, else the user its namespace rule names (by default
+("users", "{user}"): the namespace ("users", "ana", ...) is ana's), else none. A put writes
+the entry as that user's (the agent's for none), so `DELETE /users/ana` erases it with her
+and no other user's read finds it; a get, search or listing reads as that user: their items
+and the agent's, the user's own first where both have one name (for none: the agent's items
+alone, so a search over ("users",) or the whole store finds no user's item). A listing's user
+comes from its prefix (list_namespaces(prefix=("users", "ana"))). With a key bound to one
+user, give the store that user (the key writes as them: a put stored as another owner than
+its op's is a ValueError, since the store would not read it back). Items a 1.x store put in
+("users", X, ...) are agent entries: the store still reads them in X's namespace (as the
+agent's), but they are not X's until moved (`adopt_user_items()`).
+
 What maps and what does not:
 - get, put, delete, list_namespaces: exactly, within one memoryhub agent (the key's).
 - search with `query`: memoryhub's keyword search over entries (BM25 on name and content;
   memoryhub does not embed entries, so no meaning-only match); hits are kept within the
   namespace prefix, `filter` applied, then offset/limit. `score` is the BM25 score. The
-  keyword search looks at the agent's best 200 entries, so a prefix of few hits among many
-  matching entries elsewhere can come back short.
+  keyword search looks at the best 200 entries the op's user sees, so a prefix of few hits
+  among many matching entries elsewhere can come back short.
 - search without `query`: the items under the prefix, most recently updated first,
   `filter` applied ($eq, $ne, $gt, $gte, $lt, $lte and nested objects), then offset/limit.
 - `put(..., index=False)`: the entry is written with memoryhub's `index: false`, which keeps
@@ -27,9 +40,7 @@ What maps and what does not:
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Iterable
-from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -48,22 +59,29 @@ from langgraph.store.base import (
 from memoryhub_client import AsyncMemoryHub, MemoryHub
 from memoryhub_client._adapters import Clients, read
 from memoryhub_client.errors import Conflict, NotFound
+from memoryhub_client.langgraph.calls import (
+    check_owner,
+    content_of,
+    get_or_none,
+    item_value,
+    last_puts,
+    list_entries,
+    search_entries,
+    sort_time,
+    under,
+    visible,
+    within,
+)
 from memoryhub_client.langgraph.filters import namespace_matches, value_matches
 from memoryhub_client.langgraph.names import entry_name, parse_name, valid_prefix
+from memoryhub_client.langgraph.users import (
+    DEFAULT_RULE,
+    Rule,
+    compile_rule,
+    concrete_prefix,
+)
 
-__all__ = ["MemoryHubStore", "entry_name", "parse_name"]
-
-# The keyword search's largest page (GET /entries/search's limit).
-SEARCH_WINDOW = 200
-LIST_PAGE = 100
-
-
-def _value(content: str) -> dict[str, Any] | None:
-    try:
-        value = json.loads(content)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
+__all__ = ["DEFAULT_RULE", "MemoryHubStore", "entry_name", "parse_name"]
 
 
 class MemoryHubStore(BaseStore):
@@ -72,17 +90,65 @@ class MemoryHubStore(BaseStore):
     `client`: a MemoryHub, an AsyncMemoryHub (async use only) or None (from the environment).
     `prefix`: an entry folder for every item, e.g. "langgraph", to keep the store's entries
     apart from the agent's own documents (memory/..., MEMORY.md).
+    `user`: the end user every op acts for (a namespace naming another user is a
+    ValueError); None: the namespace rule decides.
+    `user_from_namespace`: the namespace rule (memoryhub_client.langgraph.users): a pattern
+    such as ("users", "{user}") (the default) or ("memories", "{user}"), a function
+    `user_of(namespace) -> str | None`, or None (no namespace names a user).
     """
 
     supports_ttl = False
 
     def __init__(
-        self, *, client: MemoryHub | AsyncMemoryHub | None = None, prefix: str = ""
+        self,
+        *,
+        client: MemoryHub | AsyncMemoryHub | None = None,
+        prefix: str = "",
+        user: str | None = None,
+        user_from_namespace: Rule = DEFAULT_RULE,
     ) -> None:
         self.prefix = prefix.strip("/")
         if self.prefix and not valid_prefix(self.prefix):
             raise ValueError(f"invalid prefix {prefix!r}: an entry folder, as 'langgraph'")
+        if user is not None and (not isinstance(user, str) or not user.strip()):
+            raise ValueError("user must be a non-empty string, or None")
+        self.user = user
+        self._rule = compile_rule(user_from_namespace)
         self._clients = Clients(client)
+
+    def user_of(self, namespace: tuple[str, ...]) -> str | None:
+        """The end user an op on `namespace` acts for (None: the agent): the store's user,
+        else the one the namespace rule names. ValueError when they differ."""
+        named = self._rule(tuple(namespace)) or None
+        if self.user is None:
+            return named
+        if named is not None and named != self.user:
+            raise ValueError(
+                f"namespace {tuple(namespace)!r} is {named!r}'s; this store acts for {self.user!r}"
+            )
+        return self.user
+
+    def adopt_user_items(self) -> list[str]:
+        """Make the agent's items in a user's namespace (what a 1.x store put there) that
+        user's own, so they are erased with them and no other user's read finds them: each
+        is added as the user's (theirs stays where they have one of that name) and removed
+        as the agent's. Returns the entry names moved. Not atomic: run it again after a
+        failure."""
+        hub = self._clients.sync
+        moved = []
+        for summary in read(list_entries(hub, None)):
+            parsed = parse_name(summary.name, prefix=self.prefix)
+            if summary.user is not None or parsed is None:
+                continue
+            user = self._rule(parsed[0])
+            if user is None or self.user not in (None, user):
+                continue
+            entry = hub.entries.get(summary.name)  # without a user: the agent's
+            with contextlib.suppress(Conflict):
+                hub.entries.add(entry.name, entry.content, index=entry.index, user=user)
+            hub.entries.delete(entry.name)
+            moved.append(entry.name)
+        return moved
 
     # -- the batch: reads first, then the writes (the last put of an item wins) -------------
 
@@ -90,69 +156,92 @@ class MemoryHubStore(BaseStore):
         ops = list(ops)
         hub = self._clients.sync
         results: list[Result] = []
-        listing: list[Any] | None = None
+        listings: dict[str | None, list[Any]] = {}  # per user: the store's entries, read once
         for op in ops:
             if isinstance(op, GetOp):
-                results.append(self._get(self._fetch(hub, op.namespace, op.key), op))
+                user = self.user_of(op.namespace)
+                found = get_or_none(hub, self._name(op.namespace, op.key), user)
+                results.append(self._get(found, op, user))
             elif isinstance(op, SearchOp):
+                user = self.user_of(op.namespace_prefix)
                 if op.query:
-                    results.append(self._ranked(_search(hub, query=op.query).items, op))
+                    hits = search_entries(hub, query=op.query, user=user).items
+                    results.append(self._ranked(hits, op, user))
                 else:
-                    listing = listing if listing is not None else self._listing(hub)
-                    names = self._page_names(listing, op)
-                    results.append(self._listed(names, self._contents(hub, names), op))
+                    if user not in listings:
+                        listings[user] = self._listing(read(list_entries(hub, user)), user)
+                    names = self._page_names(listings[user], op)
+                    results.append(self._listed(names, self._contents(hub, names, user), op, user))
             elif isinstance(op, ListNamespacesOp):
-                listing = listing if listing is not None else self._listing(hub)
-                results.append(self._namespaces(listing, op))
+                user = self._listing_user(op)
+                if user not in listings:
+                    listings[user] = self._listing(read(list_entries(hub, user)), user)
+                results.append(self._namespaces(listings[user], op))
             elif isinstance(op, PutOp):
                 results.append(None)
             else:
                 raise ValueError(f"unknown operation {op!r}")
-        for put in _last_puts(ops):
-            self._put(hub, put)
+        for put, owner in self._owned_puts(ops):
+            self._put(hub, put, owner)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)
         run = self._clients.run
         results: list[Result] = []
-        listing: list[Any] | None = None
+        listings: dict[str | None, list[Any]] = {}
         for op in ops:
             if isinstance(op, GetOp):
-                found = await self._aget_entry(self._name(op.namespace, op.key))
-                results.append(self._get(found, op))
+                user = self.user_of(op.namespace)
+                found = await self._aget_entry(self._name(op.namespace, op.key), user)
+                results.append(self._get(found, op, user))
             elif isinstance(op, SearchOp):
+                user = self.user_of(op.namespace_prefix)
                 if op.query:
-                    page = await run(partial(_search, query=op.query))
-                    results.append(self._ranked(page.items, op))
+                    page = await run(partial(search_entries, query=op.query, user=user))
+                    results.append(self._ranked(page.items, op, user))
                 else:
-                    listing = listing if listing is not None else await self._alisting()
-                    names = self._page_names(listing, op)
-                    results.append(self._listed(names, await self._acontents(names), op))
+                    if user not in listings:
+                        listings[user] = self._listing(
+                            await run(partial(list_entries, user=user)), user
+                        )
+                    names = self._page_names(listings[user], op)
+                    found_all = await self._acontents(names, user)
+                    results.append(self._listed(names, found_all, op, user))
             elif isinstance(op, ListNamespacesOp):
-                listing = listing if listing is not None else await self._alisting()
-                results.append(self._namespaces(listing, op))
+                user = self._listing_user(op)
+                if user not in listings:
+                    listings[user] = self._listing(
+                        await run(partial(list_entries, user=user)), user
+                    )
+                results.append(self._namespaces(listings[user], op))
             elif isinstance(op, PutOp):
                 results.append(None)
             else:
                 raise ValueError(f"unknown operation {op!r}")
-        for put in _last_puts(ops):
-            await self._aput(put)
+        for put, owner in self._owned_puts(ops):
+            await self._aput(put, owner)
         return results
+
+    def _listing_user(self, op: ListNamespacesOp) -> str | None:
+        """A listing's user: the one its prefix condition names (see users.concrete_prefix)."""
+        return self.user_of(concrete_prefix(op.match_conditions or ()))
+
+    def _owned_puts(self, ops: list[Op]) -> list[tuple[PutOp, str | None]]:
+        """The batch's puts with the user each writes for, every one checked before the
+        first write."""
+        return [(put, self.user_of(put.namespace)) for put in last_puts(ops)]
 
     # -- get ----------------------------------------------------------------------------------
 
     def _name(self, namespace: tuple[str, ...], key: str) -> str:
         return entry_name(tuple(namespace), str(key), prefix=self.prefix)
 
-    def _fetch(self, hub: MemoryHub, namespace: tuple[str, ...], key: str) -> Any:
-        return _get_or_none(hub, self._name(namespace, key))
-
-    def _get(self, entry: Any, op: GetOp) -> Item | None:
+    def _get(self, entry: Any, op: GetOp, user: str | None) -> Item | None:
         if entry is None or entry.name != self._name(op.namespace, op.key):
             return None  # missing, or only an alias of that name
-        value = _value(entry.content)
-        if value is None:
+        value = item_value(entry.content)
+        if value is None or not visible(entry, user):
             return None
         return Item(
             value=value,
@@ -164,72 +253,89 @@ class MemoryHubStore(BaseStore):
 
     # -- put and delete -----------------------------------------------------------------------
 
-    def _put(self, hub: MemoryHub, op: PutOp) -> None:
+    def _put(self, hub: MemoryHub, op: PutOp, owner: str | None) -> None:
         name = self._name(op.namespace, op.key)
         if op.value is None:
             with contextlib.suppress(NotFound):
-                hub.entries.delete(name)
+                hub.entries.delete(name, user=owner)
             return
-        content, index = _content(op)
+        content, index = content_of(op)
         try:
-            hub.entries.write(name, content, index=index)
+            written = hub.entries.write(name, content, index=index, user=owner)
         except NotFound:
             try:
-                hub.entries.add(name, content, index=index)
+                written = hub.entries.add(name, content, index=index, user=owner)
             except Conflict:  # added meanwhile by another writer: this put replaces it
-                hub.entries.write(name, content, index=index)
+                written = hub.entries.write(name, content, index=index, user=owner)
+        check_owner(written, owner)
 
-    async def _aput(self, op: PutOp) -> None:
+    async def _aput(self, op: PutOp, owner: str | None) -> None:
         run = self._clients.run
         name = self._name(op.namespace, op.key)
         if op.value is None:
             with contextlib.suppress(NotFound):
-                await run(lambda hub: hub.entries.delete(name))
+                await run(lambda hub: hub.entries.delete(name, user=owner))
             return
-        content, index = _content(op)
+        content, index = content_of(op)
         try:
-            await run(lambda hub: hub.entries.write(name, content, index=index))
+            written = await run(
+                lambda hub: hub.entries.write(name, content, index=index, user=owner)
+            )
         except NotFound:
             try:
-                await run(lambda hub: hub.entries.add(name, content, index=index))
+                written = await run(
+                    lambda hub: hub.entries.add(name, content, index=index, user=owner)
+                )
             except Conflict:
-                await run(lambda hub: hub.entries.write(name, content, index=index))
+                written = await run(
+                    lambda hub: hub.entries.write(name, content, index=index, user=owner)
+                )
+        check_owner(written, owner)
 
     # -- search and list_namespaces -----------------------------------------------------------
 
-    def _listing(self, hub: MemoryHub) -> list[Any]:
-        """Every entry summary of the store (no content), most recently updated first."""
-        return _store_entries(read(hub.entries.list(limit=LIST_PAGE)), self.prefix)
+    def _listing(self, summaries: Iterable[Any], user: str | None) -> list[Any]:
+        """The store's entry summaries `user` sees (no content), one per name (theirs before
+        the agent's), most recently updated first."""
+        found: dict[str, Any] = {}
+        for s in summaries:
+            if parse_name(s.name, prefix=self.prefix) is None or not visible(s, user):
+                continue
+            if s.name not in found or s.user is not None:
+                found[s.name] = s
+        return sorted(found.values(), key=lambda s: sort_time(s.updated_at), reverse=True)
 
-    async def _alisting(self) -> list[Any]:
-        found = await self._clients.run(lambda hub: hub.entries.list(limit=LIST_PAGE))
-        return _store_entries(found, self.prefix)
+    async def _alisting(self, user: str | None) -> list[Any]:
+        return self._listing(await self._clients.run(partial(list_entries, user=user)), user)
 
-    def _contents(self, hub: MemoryHub, names: list[str]) -> dict[str, Any]:
-        return {n: e for n in names if (e := _get_or_none(hub, n)) is not None}
+    def _contents(self, hub: MemoryHub, names: list[str], user: str | None) -> dict[str, Any]:
+        return {n: e for n in names if (e := get_or_none(hub, n, user)) is not None}
 
-    async def _acontents(self, names: list[str]) -> dict[str, Any]:
+    async def _acontents(self, names: list[str], user: str | None) -> dict[str, Any]:
         out = {}
         for name in names:
-            entry = await self._aget_entry(name)
+            entry = await self._aget_entry(name, user)
             if entry is not None:
                 out[name] = entry
         return out
 
-    async def _aget_entry(self, name: str) -> Any:
+    async def _aget_entry(self, name: str, user: str | None) -> Any:
         try:
-            return await self._clients.run(lambda hub: hub.entries.get(name))
+            return await self._clients.run(lambda hub: hub.entries.get(name, user=user))
         except NotFound:
             return None
 
-    def _ranked(self, hits: list[Any], op: SearchOp) -> list[SearchItem]:
-        """Keyword hits within the prefix, filtered, then the op's page of them."""
+    def _ranked(self, hits: list[Any], op: SearchOp, user: str | None) -> list[SearchItem]:
+        """Keyword hits `user` sees within the prefix (theirs before the agent's of one
+        name), filtered, then the op's page of them."""
+        seen = [h for h in hits if getattr(h.entry, "index", True) and visible(h.entry, user)]
+        owned = {h.entry.name for h in seen if h.entry.user is not None}
         items = []
-        for hit in hits:
+        for hit in seen:
             entry = hit.entry
-            if not getattr(entry, "index", True):
+            if entry.user is None and entry.name in owned:
                 continue
-            item = self._search_item(entry, op, score=hit.score)
+            item = self._search_item(entry, op, user, score=hit.score)
             if item is not None:
                 items.append(item)
         return items[op.offset : op.offset + op.limit]
@@ -237,23 +343,29 @@ class MemoryHubStore(BaseStore):
     def _page_names(self, listing: list[Any], op: SearchOp) -> list[str]:
         """The entries a search without query reads: under the prefix, newest first; only
         the op's page of them when there is no filter to apply first."""
-        names = [s.name for s in _under(listing, op.namespace_prefix, self.prefix)]
+        names = [s.name for s in under(listing, op.namespace_prefix, self.prefix)]
         return names if op.filter else names[op.offset : op.offset + op.limit]
 
-    def _listed(self, names: list[str], found: dict[str, Any], op: SearchOp) -> list[SearchItem]:
+    def _listed(
+        self, names: list[str], found: dict[str, Any], op: SearchOp, user: str | None
+    ) -> list[SearchItem]:
         items = [
             item
             for name in names
-            if name in found and (item := self._search_item(found[name], op)) is not None
+            if name in found and (item := self._search_item(found[name], op, user)) is not None
         ]
         return items[op.offset : op.offset + op.limit] if op.filter else items
 
-    def _search_item(self, entry: Any, op: SearchOp, *, score: float | None = None) -> Any:
+    def _search_item(
+        self, entry: Any, op: SearchOp, user: str | None, *, score: float | None = None
+    ) -> Any:
         parsed = parse_name(entry.name, prefix=self.prefix)
-        if parsed is None or not _within(parsed[0], op.namespace_prefix):
+        if parsed is None or not within(parsed[0], op.namespace_prefix):
             return None
-        value = _value(entry.content)
-        if value is None or (op.filter and not value_matches(value, op.filter)):
+        value = item_value(entry.content)
+        if value is None or not visible(entry, user):
+            return None
+        if op.filter and not value_matches(value, op.filter):
             return None
         return SearchItem(
             namespace=parsed[0],
@@ -273,54 +385,3 @@ class MemoryHubStore(BaseStore):
         if op.max_depth is not None:
             spaces = {ns[: op.max_depth] for ns in spaces}
         return sorted(spaces)[op.offset : op.offset + op.limit]
-
-
-# --- helpers ----------------------------------------------------------------------------------
-
-
-def _search(hub: Any, *, query: str) -> Any:
-    return hub.entries.search(query, limit=SEARCH_WINDOW)
-
-
-def _get_or_none(hub: Any, name: str) -> Any:
-    try:
-        return hub.entries.get(name)
-    except NotFound:
-        return None
-
-
-def _content(op: PutOp) -> tuple[str, bool]:
-    value = op.value
-    assert value is not None  # a delete is handled before
-    return json.dumps(dict(value), ensure_ascii=False), op.index is not False
-
-
-def _last_puts(ops: list[Op]) -> list[PutOp]:
-    """The batch's puts, one per item (the last), in the order the items first appear."""
-    last: dict[tuple[tuple[str, ...], str], PutOp] = {}
-    for op in ops:
-        if isinstance(op, PutOp):
-            last[(tuple(op.namespace), op.key)] = op
-    return list(last.values())
-
-
-def _store_entries(summaries: Iterable[Any], prefix: str) -> list[Any]:
-    found = [s for s in summaries if parse_name(s.name, prefix=prefix) is not None]
-    return sorted(found, key=lambda s: _sort_time(s.updated_at), reverse=True)
-
-
-def _sort_time(at: datetime) -> float:
-    return at.timestamp()
-
-
-def _under(listing: list[Any], namespace_prefix: tuple[str, ...], prefix: str) -> list[Any]:
-    out = []
-    for s in listing:
-        parsed = parse_name(s.name, prefix=prefix)
-        if parsed is not None and _within(parsed[0], namespace_prefix):
-            out.append(s)
-    return out
-
-
-def _within(namespace: tuple[str, ...], prefix: tuple[str, ...]) -> bool:
-    return tuple(namespace[: len(prefix)]) == tuple(prefix)

@@ -50,6 +50,7 @@ from memoryhub_client.models.entries import (
     ImportQuery,
     ImportResult,
     ListQuery,
+    ReadFor,
     ScopedWrite,
     SearchQuery,
 )
@@ -201,6 +202,7 @@ __all__ = [
     "Page",
     "Part",
     "PopQuery",
+    "ReadFor",
     "RecallHit",
     "RecallIn",
     "RecallResult",

@@ -16,6 +16,14 @@ class ForUser(Model):
     user: str | None = None
 
 
+@component("ReadFor")
+class ReadFor(Model):
+    """The server's `ReadFor`: a read's audience (`user`, or every user with `all_users`)."""
+
+    user: str | None = None
+    all_users: bool = False
+
+
 @component("EntryOut")
 class Entry(Model):
     """The server's `EntryOut`."""
@@ -50,6 +58,7 @@ class ListQuery(Model):
     """The server's `ListQuery`."""
 
     user: str | None = None
+    all_users: bool = False
     kind: str | None = None
     cursor: str | None = None
     limit: int = 100
@@ -81,6 +90,7 @@ class SearchQuery(Model):
     """The server's `SearchQuery`."""
 
     user: str | None = None
+    all_users: bool = False
     q: str
     limit: int = 20
 

@@ -37,6 +37,7 @@ class FactQuery(Model):
     """The server's `FactQuery`."""
 
     user: str | None = None
+    all_users: bool = False
     category: str | None = None
     include_superseded: bool = False
     cursor: str | None = None

@@ -130,6 +130,7 @@ class LearningQuery(Model):
     """The server's `LearningQuery`."""
 
     user: str | None = None
+    all_users: bool = False
     kind: Literal["error", "correction"] | None = None
     status: Literal["active", "pending", "archived"] | None = None
     cursor: str | None = None

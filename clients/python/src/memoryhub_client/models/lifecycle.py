@@ -85,6 +85,7 @@ class RunQuery(Model):
     """The server's `RunQuery`."""
 
     user: str | None = None
+    all_users: bool = False
     kind: Literal["summary", "consolidate", "compact", "flush", "extract", "compress"] | None = None
     status: Literal["ok", "fallback", "failed", "timeout", "skipped"] | None = None
     session_id: str | None = None
@@ -110,6 +111,7 @@ class HistoryQuery(Model):
     """The server's `HistoryQuery`."""
 
     user: str | None = None
+    all_users: bool = False
     q: str | None = None
     month: str | None = None
     session_id: str | None = None

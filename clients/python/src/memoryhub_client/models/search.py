@@ -53,6 +53,7 @@ class ChatSearchIn(Model):
     """The server's `ChatSearchIn`."""
 
     user: str | None = None
+    all_users: bool = False
     query: str
     mode: Literal["semantic", "keyword", "hybrid", "contains"] = "semantic"
     k: int = 10
@@ -150,6 +151,7 @@ class RecallIn(Model):
     """The server's `RecallIn`."""
 
     user: str | None = None
+    all_users: bool = False
     query: str
     session_id: str | None = None
     category: str | None = None
@@ -178,6 +180,7 @@ class SearchIn(Model):
     """The server's `SearchIn`."""
 
     user: str | None = None
+    all_users: bool = False
     query: str
     session_id: str | None = None
     k: int | None = None

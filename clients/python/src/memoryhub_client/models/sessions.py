@@ -41,6 +41,7 @@ class SessionQuery(Model):
     cursor: str | None = None
     limit: int = 50
     user: str | None = None
+    all_users: bool = False
 
 
 @component("SessionPage")

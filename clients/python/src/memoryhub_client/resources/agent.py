@@ -62,8 +62,8 @@ class Workspace(Bound[M]):
 
     @http.get("/workspace/export")
     def export(self, *, user: str | None = None) -> Call[bytes]:
-        """The workspace (entries as files, HISTORY) as .tar.gz bytes; with `user`, that
-        user's memory alone."""
+        """The workspace (entries as files, HISTORY) as .tar.gz bytes: the agent's own memory;
+        with `user`, that user's memory alone (a data-access request)."""
         return Call(bytes, query=ForUser(**given(user=user)))
 
     @http.post("/workspace/import")

@@ -1,6 +1,7 @@
 """/entries: named documents (notes, archives, daily logs) addressed by name or alias; names
 may contain '/'. With `user`, a read finds that end user's entry before the agent's of the
-same name, and a write changes the user's (the agent's with scope="agent")."""
+same name, and a write changes the user's (the agent's with scope="agent"). A read without
+`user` sees the agent's own entries alone; `all_users=True` sees every user's as well."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from memoryhub_client.models import (
     EntryRename,
     EntrySearchResult,
     EntryWrite,
-    ForUser,
     ListQuery,
+    ReadFor,
     ScopedWrite,
     SearchQuery,
 )
@@ -63,23 +64,36 @@ class Entries(Bound[M]):
         return Call(Entry, path={"name": name}, body=body)
 
     @http.get("/entries/{name:path}")
-    def get(self, name: str, *, user: str | None = None) -> Call[Entry]:
+    def get(self, name: str, *, user: str | None = None, all_users: bool = False) -> Call[Entry]:
         """The entry with this name or alias, with its content."""
-        return Call(Entry, path={"name": name}, query=ForUser(**given(user=user)))
+        query = ReadFor(**given(user=user, all_users=all_users or None))
+        return Call(Entry, path={"name": name}, query=query)
 
     @http.listing("/entries")
     def list(
-        self, *, kind: str | None = None, user: str | None = None, limit: int | None = None
+        self,
+        *,
+        kind: str | None = None,
+        user: str | None = None,
+        all_users: bool = False,
+        limit: int | None = None,
     ) -> Call[EntryPage]:
         """Every entry in insert order, without content; `limit` is the page size."""
-        return Call(EntryPage, query=ListQuery(**given(kind=kind, user=user, limit=limit)))
+        query = ListQuery(**given(kind=kind, user=user, all_users=all_users or None, limit=limit))
+        return Call(EntryPage, query=query)
 
     @http.get("/entries/search")
     def search(
-        self, query: str, *, user: str | None = None, limit: int | None = None
+        self,
+        query: str,
+        *,
+        user: str | None = None,
+        all_users: bool = False,
+        limit: int | None = None,
     ) -> Call[EntrySearchResult]:
         """BM25 over names and contents; every hit has its score."""
-        return Call(EntrySearchResult, query=SearchQuery(q=query, **given(user=user, limit=limit)))
+        params = SearchQuery(q=query, **given(user=user, all_users=all_users or None, limit=limit))
+        return Call(EntrySearchResult, query=params)
 
     @http.patch("/entries/{name:path}")
     def rename(

@@ -1,4 +1,5 @@
-"""/facts: the agent's (and its end users') facts, their changes and versions."""
+"""/facts: the agent's (and its end users') facts, their changes and versions. A read without
+`user` sees the agent's own facts alone; `all_users=True` sees every user's as well."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from memoryhub_client.models import (
     FactSupersede,
     FactVersion,
     ForUser,
+    ReadFor,
 )
 
 Source = Literal["agent", "user"]
@@ -54,14 +56,16 @@ class Facts(Bound[M]):
         return Call(FactSaveResult, body=body)
 
     @http.get("/facts/{fact_id}")
-    def get(self, fact_id: int, *, user: str | None = None) -> Call[Fact]:
-        return Call(Fact, path={"fact_id": fact_id}, query=ForUser(**given(user=user)))
+    def get(self, fact_id: int, *, user: str | None = None, all_users: bool = False) -> Call[Fact]:
+        query = ReadFor(**given(user=user, all_users=all_users or None))
+        return Call(Fact, path={"fact_id": fact_id}, query=query)
 
     @http.listing("/facts")
     def list(
         self,
         *,
         user: str | None = None,
+        all_users: bool = False,
         category: str | None = None,
         include_superseded: bool | None = None,
         limit: int | None = None,
@@ -70,7 +74,11 @@ class Facts(Bound[M]):
         page size."""
         query = FactQuery(
             **given(
-                user=user, category=category, include_superseded=include_superseded, limit=limit
+                user=user,
+                all_users=all_users or None,
+                category=category,
+                include_superseded=include_superseded,
+                limit=limit,
             )
         )
         return Call(FactPage, query=query)
@@ -116,9 +124,11 @@ class Facts(Bound[M]):
         return Call(Fact, path={"fact_id": fact_id}, body=body, query=ForUser(**given(user=user)))
 
     @http.get("/facts/{fact_id}/versions")
-    def versions(self, fact_id: int, *, user: str | None = None) -> Call[FactVersions]:
+    def versions(
+        self, fact_id: int, *, user: str | None = None, all_users: bool = False
+    ) -> Call[FactVersions]:
         """The fact's changes, oldest first."""
-        query = ForUser(**given(user=user))
+        query = ReadFor(**given(user=user, all_users=all_users or None))
         return Call(FactVersions, path={"fact_id": fact_id}, query=query)
 
     @http.delete("/facts/{fact_id}")

@@ -22,6 +22,7 @@ from memoryhub_client.models import (
     LearningPage,
     LearningPatch,
     LearningQuery,
+    ReadFor,
 )
 
 Outcome = Literal["open", "resolved", "failed", "abandoned"]
@@ -146,16 +147,24 @@ class Learnings(Bound[M]):
         self,
         *,
         user: str | None = None,
+        all_users: bool = False,
         kind: Kind | None = None,
         status: Status | None = None,
         limit: int | None = None,
     ) -> Call[LearningPage]:
-        query = LearningQuery(**given(user=user, kind=kind, status=status, limit=limit))
+        """Learnings, newest first: the agent's own alone, with `user` theirs as well,
+        with `all_users=True` every user's."""
+        query = LearningQuery(
+            **given(user=user, all_users=all_users or None, kind=kind, status=status, limit=limit)
+        )
         return Call(LearningPage, query=query)
 
     @http.get("/learnings/{learning_id}")
-    def get(self, learning_id: int, *, user: str | None = None) -> Call[Learning]:
-        return Call(Learning, path={"learning_id": learning_id}, query=ForUser(**given(user=user)))
+    def get(
+        self, learning_id: int, *, user: str | None = None, all_users: bool = False
+    ) -> Call[Learning]:
+        query = ReadFor(**given(user=user, all_users=all_users or None))
+        return Call(Learning, path={"learning_id": learning_id}, query=query)
 
     @http.patch("/learnings/{learning_id}")
     def update(

@@ -1,5 +1,6 @@
 """/runs (every LLM call and fallback of the lifecycle) and /memory/history (the HISTORY
-consolidation writes), read back."""
+consolidation writes), read back. A read without `user` (or a session) sees the agent's own
+alone; `all_users=True` sees every user's as well."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from typing import Literal
 from memoryhub_client import _call as http
 from memoryhub_client._call import Bound, Call, M, given
 from memoryhub_client.models import (
-    ForUser,
     HistoryFile,
     HistoryPage,
     HistoryQuery,
+    ReadFor,
     RunDetail,
     RunPage,
     RunQuery,
@@ -32,17 +33,28 @@ class Runs(Bound[M]):
         status: RunStatus | None = None,
         session: str | None = None,
         user: str | None = None,
+        all_users: bool = False,
         limit: int | None = None,
     ) -> Call[RunPage]:
         query = RunQuery(
-            **given(kind=kind, status=status, session_id=session, user=user, limit=limit)
+            **given(
+                kind=kind,
+                status=status,
+                session_id=session,
+                user=user,
+                all_users=all_users or None,
+                limit=limit,
+            )
         )
         return Call(RunPage, query=query)
 
     @http.get("/runs/{run_id}")
-    def get(self, run_id: int, *, user: str | None = None) -> Call[RunDetail]:
+    def get(
+        self, run_id: int, *, user: str | None = None, all_users: bool = False
+    ) -> Call[RunDetail]:
         """One run with the model's raw answer and the facts it stored."""
-        return Call(RunDetail, path={"run_id": run_id}, query=ForUser(**given(user=user)))
+        query = ReadFor(**given(user=user, all_users=all_users or None))
+        return Call(RunDetail, path={"run_id": run_id}, query=query)
 
 
 class History(Bound[M]):
@@ -56,14 +68,27 @@ class History(Bound[M]):
         month: str | None = None,
         session: str | None = None,
         user: str | None = None,
+        all_users: bool = False,
         limit: int | None = None,
     ) -> Call[HistoryPage]:
         """History entries, newest first; `q` is a case-insensitive substring, `month` is
         YYYY-MM."""
-        query = HistoryQuery(**given(q=q, month=month, session_id=session, user=user, limit=limit))
+        query = HistoryQuery(
+            **given(
+                q=q,
+                month=month,
+                session_id=session,
+                user=user,
+                all_users=all_users or None,
+                limit=limit,
+            )
+        )
         return Call(HistoryPage, query=query)
 
     @http.get("/memory/history/files/{name:path}")
-    def file(self, name: str, *, user: str | None = None) -> Call[HistoryFile]:
+    def file(
+        self, name: str, *, user: str | None = None, all_users: bool = False
+    ) -> Call[HistoryFile]:
         """memory/HISTORY.md or memory/HISTORY-YYYY-MM.md, rendered."""
-        return Call(HistoryFile, path={"name": name}, query=ForUser(**given(user=user)))
+        query = ReadFor(**given(user=user, all_users=all_users or None))
+        return Call(HistoryFile, path={"name": name}, query=query)

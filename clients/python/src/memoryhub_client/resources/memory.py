@@ -1,4 +1,6 @@
-"""/memory: the memory tools an agent calls by name (save, recall, search)."""
+"""/memory: the memory tools an agent calls by name (save, recall, search). A read names its
+user (`user`, or a session of theirs); without one it sees the agent's own memory alone, and
+`all_users=True` sees every user's."""
 
 from __future__ import annotations
 
@@ -56,10 +58,20 @@ class Memory(Bound[M]):
         category: str | None = None,
         session: str | None = None,
         user: str | None = None,
+        all_users: bool = False,
     ) -> Call[RecallResult]:
         """Semantic recall over facts: matching categories first, then a flat fallback. A
         read: retried like a GET."""
-        body = RecallIn(query=query, **given(k=k, category=category, session_id=session, user=user))
+        body = RecallIn(
+            query=query,
+            **given(
+                k=k,
+                category=category,
+                session_id=session,
+                user=user,
+                all_users=all_users or None,
+            ),
+        )
         return Call(RecallResult, body=body, retry=True)
 
     @http.post("/memory/search")
@@ -70,8 +82,12 @@ class Memory(Bound[M]):
         k: int | None = None,
         session: str | None = None,
         user: str | None = None,
+        all_users: bool = False,
     ) -> Call[MemorySearchResult]:
         """Hybrid search over documents, entries, facts, learnings and history in one ranked
         list, each hit labelled with its source. A read: retried like a GET."""
-        body = SearchIn(query=query, **given(k=k, session_id=session, user=user))
+        body = SearchIn(
+            query=query,
+            **given(k=k, session_id=session, user=user, all_users=all_users or None),
+        )
         return Call(MemorySearchResult, body=body, retry=True)

@@ -68,10 +68,13 @@ class Sessions(Bound[M]):
         return Call(Session, path={"session_id": session})
 
     @http.listing("/sessions")
-    def list(self, *, user: str | None = None, limit: int | None = None) -> Call[SessionPage]:
-        """Every session of the agent (of one end user with `user`), newest first; `limit` is
-        the page size."""
-        return Call(SessionPage, query=SessionQuery(**given(user=user, limit=limit)))
+    def list(
+        self, *, user: str | None = None, all_users: bool = False, limit: int | None = None
+    ) -> Call[SessionPage]:
+        """The agent's sessions without a user; one end user's with `user`; every session with
+        `all_users=True`. Newest first; `limit` is the page size."""
+        query = SessionQuery(**given(user=user, all_users=all_users or None, limit=limit))
+        return Call(SessionPage, query=query)
 
     @http.patch("/sessions/{session_id}")
     def update(

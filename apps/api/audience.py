@@ -1,0 +1,41 @@
+"""Whose memory a read sees (issue 39: reads are safe by default). Every endpoint that reads
+a user's memory asks `audience` here, the one place that decides it (and, later, that applies
+the API key's scope: it is handed the request)."""
+
+from typing import Literal
+
+from apps.agents.users import AGENT, EVERYONE, Audience
+from apps.api.request import AuthedRequest
+from apps.conversations.models import Session
+from apps.core.errors import InvalidInput
+
+Where = Literal["body", "query"]
+
+
+def audience(
+    request: AuthedRequest,
+    *,
+    session: Session | None = None,
+    user: str | None = None,
+    all_users: bool = False,
+    where: Where = "body",
+) -> Audience:
+    """A user's memory is read only in their session, by naming them (`user`), or by asking
+    for every user (`all_users`); else the agent's own memory alone. `all_users` with `user`
+    or with a session, or a `user` other than the session's, is a 422 (`where` the call sent
+    them: its body or its query)."""
+    # `request` carries the API key: its scope (a user-bound key) is applied here.
+    if all_users:
+        if user is not None:
+            raise InvalidInput("all_users and user exclude each other", loc=[where, "all_users"])
+        if session is not None:
+            raise InvalidInput(
+                "all_users cannot be used with a session: a session reads its own user's memory",
+                loc=[where, "all_users"],
+            )
+        return EVERYONE
+    if session is not None:
+        if user is not None and user != session.user:
+            raise InvalidInput("user differs from the session's user", loc=[where, "user"])
+        return Audience(session.user)
+    return Audience(AGENT if user is None else user)

@@ -1,0 +1,92 @@
+"""What MemoryHubStore sends and how it reads the answers: the entries calls of an op acting
+for one user (or none), and the pure steps between (an item's value, who sees an entry,
+a batch's last puts, the namespace prefix test)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from langgraph.store.base import Op, PutOp
+
+from memoryhub_client.errors import NotFound
+from memoryhub_client.langgraph.names import parse_name
+
+# The keyword search's largest page (GET /entries/search's limit).
+SEARCH_WINDOW = 200
+LIST_PAGE = 100
+
+
+def item_value(content: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(content)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def search_entries(hub: Any, *, query: str, user: str | None) -> Any:
+    return hub.entries.search(query, limit=SEARCH_WINDOW, user=user)
+
+
+def list_entries(hub: Any, user: str | None) -> Any:
+    return hub.entries.list(limit=LIST_PAGE, user=user)
+
+
+def get_or_none(hub: Any, name: str, user: str | None) -> Any:
+    try:
+        return hub.entries.get(name, user=user)
+    except NotFound:
+        return None
+
+
+def visible(entry: Any, user: str | None) -> bool:
+    """Whether an op acting for `user` sees this entry: the agent's, or `user`'s own (the
+    server's rule too: checked here as well, so an item is never another user's)."""
+    return entry.user is None or entry.user == user
+
+
+def check_owner(entry: Any, owner: str | None) -> None:
+    """ValueError when memoryhub stored a put's entry as someone else's than the op's user:
+    a key bound to one end user writes as them whatever the call names, and the store would
+    not read the item back in its namespace."""
+    if entry.user != owner:
+        stored = f"user {entry.user!r}'s" if entry.user else "the agent's"
+        meant = f"user {owner!r}'s" if owner else "the agent's"
+        raise ValueError(
+            f"memoryhub stored {entry.name!r} as {stored}, not as {meant}: with a key bound "
+            f"to one user, give the store that user (MemoryHubStore(user=...))"
+        )
+
+
+def content_of(op: PutOp) -> tuple[str, bool]:
+    value = op.value
+    assert value is not None  # a delete is handled before
+    return json.dumps(dict(value), ensure_ascii=False), op.index is not False
+
+
+def last_puts(ops: list[Op]) -> list[PutOp]:
+    """The batch's puts, one per item (the last), in the order the items first appear."""
+    last: dict[tuple[tuple[str, ...], str], PutOp] = {}
+    for op in ops:
+        if isinstance(op, PutOp):
+            last[(tuple(op.namespace), op.key)] = op
+    return list(last.values())
+
+
+def sort_time(at: datetime) -> float:
+    return at.timestamp()
+
+
+def under(listing: list[Any], namespace_prefix: tuple[str, ...], prefix: str) -> list[Any]:
+    out = []
+    for s in listing:
+        parsed = parse_name(s.name, prefix=prefix)
+        if parsed is not None and within(parsed[0], namespace_prefix):
+            out.append(s)
+    return out
+
+
+def within(namespace: tuple[str, ...], prefix: tuple[str, ...]) -> bool:
+    return tuple(namespace[: len(prefix)]) == tuple(prefix)
