@@ -5,7 +5,7 @@ from ninja import Query, Status
 
 from apps.agents.schemas import ForUser, ReadFor
 from apps.agents.users import AGENT_ONLY, Audience
-from apps.api.audience import audience
+from apps.api.audience import Where, audience
 from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
@@ -20,13 +20,18 @@ router = Router(tags=["learnings"])
 
 
 def _errors_audience(
-    request: AuthedRequest, user: str | None, session_ref: str | None = None
+    request: AuthedRequest,
+    user: str | None,
+    session_ref: str | None = None,
+    *,
+    all_users: bool = False,
+    where: Where = "body",
 ) -> tuple[Audience, Session | None]:
-    """Who an /errors call acts for (issue 39): the session's user, else `user` (a 422 when
-    they differ); a user's reads see their own failures raw, every other read (the agent's,
-    no user) the de-identified records."""
+    """Who an /errors call acts for (issue 39), by the central resolver: a user's reads see
+    their own failures raw, every other read (the agent's, all_users) de-identified."""
     session = session_of(request, session_ref)
-    return session_audience(session, user), session
+    found = audience(request, session=session, user=user, all_users=all_users, where=where)
+    return found, session
 
 
 @router.post("/errors", response={200: schemas.ErrorOut, 201: schemas.ErrorOut})
@@ -45,9 +50,9 @@ def remember_error(request: AuthedRequest, payload: schemas.ErrorIn) -> Status[E
 @router.get("/errors", response=schemas.ErrorPage)
 def list_errors(request: AuthedRequest, query: Query[schemas.ErrorQuery]) -> Page[ErrorRecord]:
     """Live error records, newest first: de-identified, but `user`'s own raw."""
-    seen, _ = _errors_audience(request, query.user)
+    seen, _ = _errors_audience(request, query.user, all_users=query.all_users, where="query")
     return selectors.errors_page(
-        agent=request.auth, **query.dict(exclude={"user"}), audience=seen
+        agent=request.auth, **query.dict(exclude={"user", "all_users"}), audience=seen
     )
 
 
@@ -56,9 +61,13 @@ def list_errors(request: AuthedRequest, query: Query[schemas.ErrorQuery]) -> Pag
 def search_errors(request: AuthedRequest, payload: schemas.ErrorSearchIn) -> dict:
     """search_error_memory: substring and vector matches over the de-identified records;
     every hit's TTL is refreshed."""
-    seen, _ = _errors_audience(request, payload.user, payload.session_id)
+    seen, _ = _errors_audience(
+        request, payload.user, payload.session_id, all_users=payload.all_users
+    )
     found = selectors.errors_search(
-        agent=request.auth, **payload.dict(exclude={"user", "session_id"}), audience=seen
+        agent=request.auth,
+        **payload.dict(exclude={"user", "session_id", "all_users"}),
+        audience=seen,
     )
     hits = found.items
     services.errors_touch(agent=request.auth, ids=[h.record.pk for h in hits])
@@ -71,9 +80,9 @@ def search_errors(request: AuthedRequest, payload: schemas.ErrorSearchIn) -> dic
 
 
 @router.get("/errors/{error_id}", response=schemas.ErrorOut)
-def get_error(request: AuthedRequest, error_id: int, query: Query[ForUser]) -> ErrorRecord:
+def get_error(request: AuthedRequest, error_id: int, query: Query[ReadFor]) -> ErrorRecord:
     """One record (read_error_memory); reading it is not a hit."""
-    seen, _ = _errors_audience(request, query.user)
+    seen, _ = _errors_audience(request, query.user, all_users=query.all_users, where="query")
     return selectors.error_get(agent=request.auth, error_id=error_id, audience=seen)
 
 
@@ -89,7 +98,7 @@ def update_error(
 ) -> ErrorRecord:
     """Record the outcome: resolved (with its resolution), failed or abandoned. The
     strategy and resolution are shared de-identified (`user`'s terms masked too)."""
-    seen, _ = _errors_audience(request, query.user)
+    seen, _ = _errors_audience(request, query.user, where="query")
     origin = failure_origin(agent=request.auth, user=seen.user or "")
     record = services.error_record_update(
         record=_shared(request, error_id), **payload.dict(), origin=origin

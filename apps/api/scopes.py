@@ -78,7 +78,7 @@ def _session_refs(call: Call) -> list[object]:
 
 # A write's row named by the path: its owner must be the bound user (not the agent's own).
 _ROW_OWNERS: dict[str, Callable[[Agent, int], str]] = {
-    "fact_id": lambda agent, pk: fact_get(agent=agent, fact_id=pk).user,
+    "fact_id": lambda agent, pk: fact_get(agent=agent, fact_id=pk, audience=EVERYONE).user,
     "learning_id": lambda agent, pk: (
         learning_get(agent=agent, learning_id=pk, audience=EVERYONE).user
     ),

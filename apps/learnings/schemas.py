@@ -27,7 +27,7 @@ class LearningFilters(Input):
     status: StatusName | None = None
 
 
-class ErrorQuery(PageQuery, ErrorFilters, ForUser):  # GET /errors
+class ErrorQuery(PageQuery, ErrorFilters, ReadFor):  # GET /errors
     pass
 
 
@@ -74,7 +74,7 @@ class ErrorPage(Schema):
     next_cursor: str | None
 
 
-class ErrorSearchIn(ForUser):
+class ErrorSearchIn(ReadFor):
     query: str = Field(..., max_length=4000)
     tool_name: str | None = Field(None, max_length=200)
     k: int = Field(10, ge=1, le=100)

@@ -3,7 +3,7 @@ learning_add."""
 
 from pydantic import Field
 
-from apps.agents.schemas import ForUser
+from apps.agents.schemas import ReadFor
 from apps.api import learnings as learnings_api
 from apps.learnings.schemas import ErrorIn, ErrorQuery, ErrorSearchIn, LearningIn
 from apps.mcp.tools import words
@@ -19,7 +19,7 @@ class ReadIn(ErrorQuery):
 def _read(request, args: ReadIn):
     if args.error_id is not None:
         return learnings_api.get_error(
-            request, error_id=args.error_id, query=ForUser(user=args.user)
+            request, error_id=args.error_id, query=ReadFor(user=args.user, all_users=args.all_users)
         )
     found = learnings_api.list_errors(request, query=part(args, ErrorQuery))
     return Answer(learnings_api.list_errors, found)
@@ -84,6 +84,7 @@ SEARCH = About(
         "k": "How many records to return at most.",
         "user": USER_ERROR_READS,
         "session_id": "Search for the user of this session (its id or your key for it).",
+        "all_users": words.ALL_USERS,
     },
 )
 
@@ -103,6 +104,7 @@ READ_ERRORS = About(
         "cursor": words.CURSOR,
         "limit": "How many records a page holds at most.",
         "user": USER_ERROR_READS,
+        "all_users": words.ALL_USERS,
     },
 )
 

@@ -49,6 +49,7 @@ class ErrorQuery(Model):
     """The server's `ErrorQuery`."""
 
     user: str | None = None
+    all_users: bool = False
     tool_name: str | None = None
     outcome: Literal["open", "resolved", "failed", "abandoned"] | None = None
     cursor: str | None = None
@@ -79,6 +80,7 @@ class ErrorSearchIn(Model):
     """The server's `ErrorSearchIn`."""
 
     user: str | None = None
+    all_users: bool = False
     query: str
     tool_name: str | None = None
     k: int = 10

@@ -85,17 +85,23 @@ class Errors(Bound[M]):
         k: int | None = None,
         user: str | None = None,
         session: str | None = None,
+        all_users: bool = False,
     ) -> Call[ErrorSearchResult]:
         """Earlier failures like this one, best first. A read: retried like a GET."""
         body = ErrorSearchIn(
-            query=query, **given(tool_name=tool_name, k=k, user=user, session_id=session)
-        )
+            query=query,
+            **given(tool_name=tool_name, k=k, user=user, session_id=session,
+                    all_users=all_users or None),
+        )  # fmt: skip
         return Call(ErrorSearchResult, body=body, retry=True)
 
     @http.get("/errors/{error_id}")
-    def get(self, error_id: int, *, user: str | None = None) -> Call[ErrorRecord]:
+    def get(
+        self, error_id: int, *, user: str | None = None, all_users: bool = False
+    ) -> Call[ErrorRecord]:
         path = {"error_id": error_id}
-        return Call(ErrorRecord, path=path, query=ForUser(**given(user=user)))
+        query = ReadFor(**given(user=user, all_users=all_users or None))
+        return Call(ErrorRecord, path=path, query=query)
 
     @http.patch("/errors/{error_id}")
     def update(
