@@ -1,0 +1,1 @@
+from tests.support.live import agent, key, live_url  # noqa: F401  (shared fixtures)
