@@ -1,10 +1,11 @@
 """Issue 39's PII suite: Carol and Bruno each have failing tool calls whose arguments, errors,
 requests and error records carry an e-mail address, a phone number, an IBAN, a card number,
 an IP address, a token and their name. Every read path, as the other user (and agent-wide),
-returns none of those strings, over 300 probes; the lesson (the tool, the error class and
+returns none of those strings, in 343 probes; the lesson (the tool, the error class and
 the resolution) still reaches them. The user's own reads see their raw text."""
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,7 +84,7 @@ def world(api) -> None:
 
 @pytest.fixture
 def mcp(live_url, key):
-    client = http_client(live_url, key)
+    client = http_client(f"{live_url}/mcp", key)
     yield client
     client.close()
 
@@ -148,12 +149,12 @@ def _mcp_reads(p: Probes, mcp: McpClient, viewer: Person, q: str) -> None:
     ]
     for tool, args in calls:
         result = mcp.call(tool, args)
-        text = "\n".join(c.text for c in result.content if c.type == "text")
         if result.is_error:
             p.count += 1
-            p.failures.append(f"MCP {tool} {q!r}: {text[:300]}")
+            p.failures.append(f"MCP {tool} {q!r}: {result.content[0].text[:300]}")
             continue
-        p.clean(f"MCP {tool} {q!r}", viewer, text)
+        body = {k: v for k, v in result.structured_content.items() if k != "query"}
+        p.clean(f"MCP {tool} {q!r}", viewer, json.dumps(body, ensure_ascii=False))
 
 
 def _mcp_records(p: Probes, mcp: McpClient, viewer: Person, ids: list[int]) -> None:
@@ -163,19 +164,29 @@ def _mcp_records(p: Probes, mcp: McpClient, viewer: Person, ids: list[int]) -> N
         p.clean(f"MCP read_error_memory {record_id}", viewer, text)
 
 
+# What a review page shows of the request itself: its forms (the query as typed, the user
+# filter, whose choices list the agent's users to the team by design) and the search's
+# summary line, which quotes the query.
+_ECHO = re.compile(r'<form.*?</form>|<p class="muted search-summary">.*?</p>', re.DOTALL)
+
+
+def _page(response) -> str:
+    return _ECHO.sub("", response.content.decode())
+
+
 def _review(p: Probes, client: Client, slug: str, viewer: Person, q: str | None) -> None:
     base = f"/review/agents/{slug}"
     if q is None:
         for page in ["learnings", "facts", "entries", "runs", "sessions"]:
             response = client.get(f"{base}/{page}/", {"user": viewer.user})
-            text = p.clean(f"review {page}", viewer, response.content.decode())
+            text = p.clean(f"review {page}", viewer, _page(response))
             if response.status_code != 200:
                 p.failures.append(f"review {page}: {response.status_code}")
             elif page == "learnings":
                 p.lesson("review learnings", text, CHARGE, RESOLUTION)
         return
     response = client.get(f"{base}/search/", {"q": q, "mode": "hybrid", "user": viewer.user})
-    p.clean(f"review search {q!r}", viewer, response.content.decode())
+    p.clean(f"review search {q!r}", viewer, _page(response))
 
 
 def _hints(p: Probes, api: ApiClient, viewer: Person) -> None:
@@ -205,8 +216,7 @@ def test_no_read_path_shows_another_users_personal_data_and_the_lesson_reaches_e
         _hints(p, api, viewer)
 
     assert p.failures == [], "\n".join(p.failures)
-    assert len(ids) >= 2
-    assert p.count >= 300, p.count
+    assert (len(ids), p.count) == (3, 343)  # one lesson per failure, whoever hit it
 
 
 def _raw_for(api: ApiClient, person: Person, path: str, body: dict | None = None) -> str:
@@ -235,4 +245,3 @@ def test_the_same_failure_of_two_users_is_one_lesson(api, world):
     assert captured[0]["hit_count"] == 1  # Bruno's failure was Carol's, de-identified
     assert len(resolved) == 1
     assert RESOLUTION in resolved[0]["resolution"]
-
