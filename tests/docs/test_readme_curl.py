@@ -15,6 +15,8 @@ from django.conf import settings
 from jsonschema import FormatChecker
 from jsonschema.validators import validator_for
 
+from apps.agents.services import api_key_issue
+
 README = Path(settings.BASE_DIR) / "README.md"
 SHOWN_URL = "http://127.0.0.1:8000/api/v1"
 
@@ -45,14 +47,19 @@ def readme_curl_blocks() -> list[str]:
     return [b for b in blocks if "$URL" in b]
 
 
-def run_session(live_url: str, key: str, out: Path) -> list[Call]:
+def run_session(live_url: str, key: str, user_key: str, out: Path) -> list[Call]:
     blocks = readme_curl_blocks()
     script = "\n".join(blocks)
     assert SHOWN_URL in script, "the README's session no longer sets URL as this test expects"
     script = script.replace(SHOWN_URL, f"{live_url}/api/v1")
     done = subprocess.run(
         ["bash", "-c", RECORDER + script],
-        env={"PATH": "/usr/bin:/bin", "MEMORYHUB_KEY": key, "OUT": str(out)},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "MEMORYHUB_KEY": key,
+            "MEMORYHUB_USER_KEY": user_key,
+            "OUT": str(out),
+        },
         capture_output=True,
         text=True,
         timeout=120,
@@ -104,10 +111,12 @@ def shape_problems(schema: dict, call: Call) -> list[str]:
 
 
 @pytest.fixture
-def session_calls(live_url, key, tmp_path) -> list[Call]:
+def session_calls(live_url, key, agent, tmp_path) -> list[Call]:
     if shutil.which("curl") is None:
         pytest.fail("the README test needs curl (.ci/run installs it)", pytrace=False)
-    return run_session(live_url, key, tmp_path)
+    # what `manage.py create_api_key demo --user telegram:77` makes
+    user_key = api_key_issue(agent=agent, name="telegram:77's app", user="telegram:77").raw
+    return run_session(live_url, key, user_key, tmp_path)
 
 
 @pytest.fixture
@@ -136,6 +145,8 @@ def test_the_readmes_curl_session_answers_as_documented(session_calls, openapi):
         ("GET", "/facts", 200),
         ("GET", "/facts", 200),
         ("GET", "/facts", 200),
+        ("GET", "/facts", 200),
+        ("GET", "/facts", 403),
         ("POST", "/sessions/telegram:42/reset", 200),
         ("DELETE", "/sessions/telegram:42", 204),
         ("GET", "/runs", 200),
@@ -191,9 +202,17 @@ def comments_hold(session_calls: list[Call]) -> None:
         ("The user's cat is called Whiskerino", "telegram:42"),
     ]
 
+    # the key bound to telegram:77 sees its user's facts and the agent's; naming another
+    # user is a 403
+    assert (by_step[17].query, by_step[18].query) == ("", "user=telegram:42")
+    assert [(f["value"], f["user"]) for f in by_step[17].body["items"]] == agents
+    assert by_step[18].body == {
+        "detail": "this key acts for user 'telegram:77' only; it may not name another"
+    }
+
     # Caroline's erasure counts what went; the PATCH sets what the README shows
     # (her session was removed just before: its messages went with it)
-    assert by_step[21].body == {
+    assert by_step[23].body == {
         "user": "telegram:42",
         "deleted": {
             "sessions": 0,
@@ -215,5 +234,5 @@ def comments_hold(session_calls: list[Call]) -> None:
         },
         "vacuumed": False,
     }
-    settings_now = by_step[22].body["settings"]
+    settings_now = by_step[24].body["settings"]
     assert (settings_now["max_history_messages"], settings_now["fact_review"]) == (24, True)
