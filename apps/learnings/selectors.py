@@ -284,3 +284,12 @@ def learnings_searchable(*, agent: Agent, audience: Audience) -> QuerySet[Learni
     """The learnings memory_search may return: the active ones `audience` sees (a pending
     learning waits for review, an archived one is retired)."""
     return Learning.objects.filter(audience.q(), agent=agent, status=LearningStatus.ACTIVE)
+
+
+def error_details_of_user(*, agent: Agent, user: str) -> QuerySet[ErrorDetail]:
+    """`user`'s raw texts of their failures (their data-access export), oldest first."""
+    return (
+        ErrorDetail.objects.filter(agent=agent, user=user)
+        .select_related("record", "learning")
+        .order_by("created_at", "id")
+    )

@@ -1,12 +1,15 @@
 """A user's own data as JSON (issue 26's data-access request): their sessions with every
-message, and their facts with every version. Entries, HISTORY and learnings travel beside it
-in the workspace archive as files."""
+message, their facts with every version, and the raw text of their failing tool calls, which
+error memory shares with others only de-identified (issue 39). Entries, HISTORY and learnings
+travel beside it in the workspace archive as files."""
 
 import json
 
 from apps.agents.models import Agent
 from apps.conversations.selectors import session_messages, user_sessions
 from apps.facts.selectors import facts_of_user
+from apps.learnings.models import ErrorDetail
+from apps.learnings.selectors import error_details_of_user
 
 
 def _message(m) -> dict:
@@ -45,6 +48,24 @@ def _fact(f) -> dict:
     }
 
 
+def _failure(d: ErrorDetail) -> dict:
+    # what everyone else reads of it: the record's error, or the learning's text
+    shared = d.record.error if d.record else d.learning.content if d.learning else ""
+    return {
+        "of": "error_record" if d.record else "learning",
+        "tool_name": d.record.tool_name if d.record else "",
+        "shared_as": shared,
+        "error": d.error,
+        "arguments": d.arguments,
+        "request": d.request,
+        "strategy": d.strategy,
+        "resolution": d.resolution,
+        "content": d.content,
+        "session_key": d.session_key,
+        "created_at": d.created_at.isoformat(),
+    }
+
+
 def user_data(*, agent: Agent, user: str) -> str:
     """`user`'s sessions (with messages, oldest first) and facts as indented JSON."""
     sessions = [
@@ -58,5 +79,12 @@ def user_data(*, agent: Agent, user: str) -> str:
         for s in user_sessions(agent=agent, user=user)
     ]
     facts = [_fact(f) for f in facts_of_user(agent=agent, user=user)]
-    body = {"user": user, "agent": agent.slug, "sessions": sessions, "facts": facts}
+    failures = [_failure(d) for d in error_details_of_user(agent=agent, user=user)]
+    body = {
+        "user": user,
+        "agent": agent.slug,
+        "sessions": sessions,
+        "facts": facts,
+        "failures": failures,
+    }
     return json.dumps(body, indent=2, ensure_ascii=False) + "\n"

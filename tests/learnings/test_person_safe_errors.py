@@ -343,3 +343,24 @@ def test_a_user_that_is_not_the_sessions_or_no_user_is_refused(
 
     assert (response.status_code, response.json()["detail"]) == (status, detail)
     assert ErrorRecord.objects.count() == 0
+
+
+def test_a_users_own_export_holds_their_raw_failures_and_nothing_of_the_other(api, world):
+    response = api.get("/workspace/export", {"user": ALICE.user})
+    with tarfile.open(fileobj=io.BytesIO(response.content), mode="r:gz") as archive:
+        data = json.loads(archive.extractfile(".memoryhub/user-data.json").read())
+
+    failures = sorted(data["failures"], key=lambda f: f["of"])
+    assert [(f["of"], f["tool_name"], f["shared_as"]) for f in failures] == [
+        ("error_record", TOOL, SHARED_ERROR),
+        ("learning", "", SHARED_LEARNING),
+    ]
+    record = failures[0]
+    assert (record["error"], record["arguments"], record["request"]) == (
+        ALICE.error,
+        ALICE.arguments,
+        ALICE.request,
+    )
+    assert record["resolution"] == RESOLUTION.format(email=ALICE.email)
+    assert ALICE.email in failures[1]["content"]
+    assert leaks(data, BRUNO) == []
