@@ -72,8 +72,18 @@ class Errors(Bound[M]):
         outcome: Outcome | None = None,
         limit: int | None = None,
         user: str | None = None,
+        all_users: bool = False,
     ) -> Call[ErrorPage]:
-        query = ErrorQuery(**given(tool_name=tool_name, outcome=outcome, limit=limit, user=user))
+        """Live error records, newest first: de-identified, and `user`'s own raw."""
+        query = ErrorQuery(
+            **given(
+                tool_name=tool_name,
+                outcome=outcome,
+                limit=limit,
+                user=user,
+                all_users=all_users or None,
+            )
+        )
         return Call(ErrorPage, query=query)
 
     @http.post("/errors/search")
