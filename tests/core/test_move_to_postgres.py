@@ -151,7 +151,8 @@ def _ok(response, status=200):
 def build_store(django_capture_on_commit_callbacks, settings, llm_server):
     """Every kind of row: users, teams, memberships, agents, keys, settings, sessions with
     meta, summaries, markers and messages with vectors, facts with versions and a supersede
-    chain, categories, entries with aliases and change logs, error records, learnings, runs
+    chain, categories, entries with aliases and change logs, error records with a user's raw
+    text, learnings, runs
     with their facts, history, leases, audit events and the Django and beat tables."""
     use_llm(settings, llm_server)  # summary, flush facts and history from a model's answers
     llm_server.script(Reply(faithful, repeat=True))
@@ -221,6 +222,9 @@ def build_store(django_capture_on_commit_callbacks, settings, llm_server):
             201,
         )
         _ok(api.post(f"/errors/{error['id']}/promote"), 201)
+        # an end user's failure: shared de-identified, their raw text kept apart (ErrorDetail)
+        failed = {"tool_name": "send_sms", "error": "no route to +45 20 12 34 56"}
+        _ok(api.post("/errors", {**failed, "user": "telegram:9"}), 201)
         _ok(api.post("/learnings", {"kind": "correction", "content": "Say Whiskerino"}), 201)
         lease_acquire(name="held-by-a-worker", ttl=60)
         _django_rows(user, agent)

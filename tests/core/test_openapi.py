@@ -100,15 +100,17 @@ def _declared(openapi: dict, method: str, path: str) -> set[str]:
 
 
 def test_error_responses_follow_what_an_operation_takes(openapi):
-    # No input: only auth, throttling and an unavailable database can fail it.
-    assert _declared(openapi, "get", "/agent") == {"200", "401", "429", "503"}
+    # No input: only auth, the key's scope (a user-bound key naming another user in the query
+    # string: docs/memory.md, "Keys and their scopes"), throttling and an unavailable
+    # database can fail it.
+    assert _declared(openapi, "get", "/agent") == {"200", "401", "403", "429", "503"}
     # A body: 413 for its size, 404 for an object it names (a session_id), 409 as a write.
     assert _declared(openapi, "post", "/facts") == {
-        *("200", "201", "400", "401", "404", "409", "413", "422", "429", "503")
+        *("200", "201", "400", "401", "403", "404", "409", "413", "422", "429", "503")
     }
     # A path parameter and no body: 414 for a path over gunicorn's request line, no 409/413.
     assert _declared(openapi, "get", "/facts/{fact_id}") == {
-        *("200", "400", "401", "404", "414", "422", "429", "503")
+        *("200", "400", "401", "403", "404", "414", "422", "429", "503")
     }
     # gunicorn answers a too-long request line itself, in HTML: declared without a body.
     assert "content" not in openapi["paths"]["/api/v1/facts/{fact_id}"]["get"]["responses"]["414"]

@@ -39,6 +39,7 @@ SEEDED = {
     "learnings": 1,
     "history": 1,
     "runs": 5,  # compaction's summary, extraction and compaction; a summary; a consolidation
+    "error_details": 0,  # no tool of theirs failed
 }
 # What the erasure clears besides: the agent's fact saved in their session loses the link.
 CLEARED = {"provenance_cleared": 1, "audit_events_cleared": 0}

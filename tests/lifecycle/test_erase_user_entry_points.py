@@ -105,7 +105,7 @@ def test_the_user_segment_takes_colons_at_signs_and_slashes(api, agent, owners):
 
 def _zeros() -> dict:
     keys = ["sessions", "messages", "summaries", "facts", "fact_versions", "entries"]
-    keys += ["entry_aliases", "entry_changes", "learnings", "history", "runs"]
+    keys += ["entry_aliases", "entry_changes", "learnings", "history", "runs", "error_details"]
     keys += ["provenance_cleared", "audit_events_cleared"]
     return dict.fromkeys(keys, 0)
 
@@ -167,7 +167,7 @@ def test_manage_py_erase_user_by_slug_or_id_prints_the_counts(agent, owners):
     lines = out.getvalue().splitlines()
     assert lines[0] == f"Erased user '{ERASED}' of agent 'alice-bot':"
     assert lines[1:3] == ["  sessions: 2", "  messages: 14"]
-    assert len(lines) == 14
+    assert len(lines) == 15
     assert lines[-2:] == ["  provenance_cleared: 0", "  audit_events_cleared: 0"]
     [event] = AuditEvent.objects.filter(action="user.erase")
     assert (event.source, event.username.startswith("cli")) == ("cli", True)

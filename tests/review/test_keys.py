@@ -52,7 +52,7 @@ def test_the_page_lists_each_key_with_its_scope(viewer_client, agent):
     assert re.search(r'class="key-revoked">\d{4}-', by_pk[full.api_key.pk])
     assert bound.raw not in page
     assert "New key" not in page
-    assert "Revoke</button>" not in page
+    assert "Revoke this key</button>" not in page
 
 
 def test_an_editor_issues_a_scoped_key_shown_once_that_works_with_its_scope(editor_client, agent):

@@ -23,6 +23,7 @@ from django.urls import URLPattern, resolve, reverse
 from django.utils import timezone
 
 from apps.agents.models import AuditEvent
+from apps.agents.services import api_key_issue
 from apps.conversations.models import CompactMarker, Session
 from apps.entries.models import Entry
 from apps.facts.models import Fact, FactStatus
@@ -176,6 +177,8 @@ def wide(api, agent, editor, settings, llm_server):
     _seed_facts(api)
     _seed_entries_and_learnings(api)
     _seed_audit(editor, agent)
+    # a key bound to the long user, with a long unbroken name
+    api_key_issue(agent=agent, name=f"app-{UNBROKEN_KEY}", user=LONG_USER, read_only=True)
     return agent
 
 
@@ -252,6 +255,7 @@ ROUTES: dict[str, Callable[[], list[Page]]] = {
     "users": lambda: [Page("users", _r("users"))],
     "user": lambda: [Page("user", _r("user", LONG_USER))],
     "user_erase": lambda: [Page("user erase", _r("user_erase", LONG_USER))],
+    "keys": lambda: [Page("api keys", _r("keys"))],
 }
 
 OUTSIDE = [  # the pages around the review pages, logged in
@@ -329,7 +333,7 @@ def test_the_seed_holds_the_wide_rows(wide):
 def test_no_review_page_scrolls_sideways_on_a_390px_phone_or_a_1366px_window(browser, wide):
     pages = [page for name in ROUTES for page in ROUTES[name]()]
     assert {resolve(urlsplit(p.path).path).url_name for p in pages} == _get_routes()
-    assert len(pages) == 35
+    assert len(pages) == 36
     failures: dict[str, dict] = {}
 
     browser.set_width(PHONE)
