@@ -1,6 +1,7 @@
 """Whose memory a read sees (issue 39: reads are safe by default). Every endpoint that reads
-a user's memory asks `audience` here, the one place that decides it (and, later, that applies
-the API key's scope: it is handed the request)."""
+a user's memory asks `audience` here, the one place that decides it. A scoped key's limits
+are applied before parsing (apps/api/scopes.py), so a user-bound key's call arrives here
+naming its user."""
 
 from typing import Literal
 
@@ -24,7 +25,7 @@ def audience(
     for every user (`all_users`); else the agent's own memory alone. `all_users` with `user`
     or with a session, or a `user` other than the session's, is a 422 (`where` the call sent
     them: its body or its query)."""
-    # `request` carries the API key: its scope (a user-bound key) is applied here.
+    # `request` is the call's (its key and agent): the seam for a rule that depends on them.
     if all_users:
         if user is not None:
             raise InvalidInput("all_users and user exclude each other", loc=[where, "all_users"])
