@@ -193,17 +193,29 @@ def person_terms(*, user: str, values: Iterable[str]) -> list[str]:
     return usable_terms(term for term in found if term)
 
 
+# A capitalised word beside a known name is the rest of that name ("Bruno Ferreira", where
+# only "bruno" is known): case-sensitive inside the case-insensitive term pattern, and not an
+# all-capitals word ("IBAN").
+_CAPITALISED = r"(?-i:[A-Z][a-z][\w'-]*)"
+_WORDS = re.compile(r"[^\W\d_]+(?:[\s'-]+[^\W\d_]+)*")
+
+
 def _term_pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
     usable = usable_terms(terms)
     if not usable:
         return None
     alternatives = "|".join(re.escape(term).replace(r"\ ", r"\s+") for term in usable)
-    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+    return re.compile(
+        rf"(?<!\w)(?P<pre>(?:{_CAPITALISED}\s+){{0,2}})(?P<core>{alternatives})"
+        rf"(?P<post>(?:\s+{_CAPITALISED}){{0,2}})(?!\w)",
+        re.IGNORECASE,
+    )
 
 
 def scrub_text(text: str, *, terms: Sequence[str] = (), user: str = "") -> str:
     """`text` with personal data masked by RULES, then, in one pass, the longest first,
-    `user` as [user] and each of `terms` as [name]."""
+    `user` as [user] and each of `terms` as [name]; a term that is a word, with the
+    capitalised words beside it, is one [name]."""
     if not text:
         return text
     for pattern, replacement in RULES:
@@ -214,7 +226,11 @@ def scrub_text(text: str, *, terms: Sequence[str] = (), user: str = "") -> str:
     own = " ".join(user.split()).casefold()
 
     def placeholder(match: re.Match[str]) -> str:
-        return "[user]" if " ".join(match.group().split()).casefold() == own else "[name]"
+        pre, core, post = match.group("pre", "core", "post")
+        if (pre or post) and _WORDS.fullmatch(core):
+            return "[name]"  # a known name's neighbours are the rest of the name
+        shown = "[user]" if " ".join(core.split()).casefold() == own else "[name]"
+        return pre + shown + post  # an identifier ("telegram:42") has no name around it
 
     return names.sub(placeholder, text)
 

@@ -135,3 +135,26 @@ def test_it_is_deterministic_and_idempotent():
     assert once == "refused for [name], IBAN [iban], [email], [ip]"
     assert Scrubber(user="carol", terms=("Carol Jensen",)).text(once) == once
     assert scrub_text("") == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "user", "terms", "shown"),
+    [
+        # only the user's id is known ("bruno"): the capitalised word after it is the rest of
+        # their name (a real walk: "Ferreira" reached another user)
+        (
+            "payment refused for Bruno Ferreira, IBAN",
+            "bruno",
+            (),
+            "payment refused for [name], IBAN",
+        ),
+        # a first name from their facts, with a middle name and a surname around it
+        ("Dear Carol Ann Jensen, hello", "", ("Carol",), "[name], hello"),
+        # an identifier is no word: the capitalised words beside it stay
+        ("refused for telegram:42 Today", "telegram:42", (), "refused for [user] Today"),
+        # all capitals and lower case are no part of a name
+        ("Carol IBAN refused, carol wrote", "", ("Carol",), "[name] IBAN refused, [name] wrote"),
+    ],
+)
+def test_a_known_name_takes_the_capitalised_words_beside_it(text, user, terms, shown):
+    assert scrub_text(text, terms=terms, user=user) == shown
