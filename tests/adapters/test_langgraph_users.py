@@ -4,7 +4,6 @@ finds), erasing a user removes their items, the namespace rule (default, pattern
 off), a store bound to one user, and 1.x items adopted by their user."""
 
 import asyncio
-import inspect
 from typing import TypedDict
 
 import pytest
@@ -313,8 +312,6 @@ def test_a_users_own_item_comes_before_the_agents_of_one_name_and_1x_items_are_a
 
 
 def test_with_a_key_bound_to_a_user_the_store_is_given_that_user(live_url, agent):
-    if "user" not in inspect.signature(api_key_issue).parameters:
-        pytest.skip("needs keys bound to one user (issue 39's key scopes)")
     bound_key = api_key_issue(agent=agent, name="ana's app", user="ana").raw
     with MemoryHub(live_url, bound_key) as mine:
         unbound = MemoryHubStore(client=mine)
