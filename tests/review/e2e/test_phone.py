@@ -177,8 +177,8 @@ def wide(api, agent, editor, settings, llm_server):
     _seed_facts(api)
     _seed_entries_and_learnings(api)
     _seed_audit(editor, agent)
-    # a key bound to the long user, with a long unbroken name
-    api_key_issue(agent=agent, name=f"app-{UNBROKEN_KEY}", user=LONG_USER, read_only=True)
+    # a key bound to the long user, with a long unbroken name (names are at most 100)
+    api_key_issue(agent=agent, name=f"app-{UNBROKEN_KEY[:90]}", user=LONG_USER, read_only=True)
     return agent
 
 
