@@ -55,8 +55,12 @@ def api_key_issue(
     *, agent: Agent, name: str = "", user: str | None = None, read_only: bool = False
 ) -> IssuedKey:
     """Issue a new key for the agent, bound to one end user (`user`) and/or read-only
-    (issue 39); the raw key is returned once. InvalidInput for a `user` that is no user."""
+    (issue 39); the raw key is returned once. InvalidInput for a `user` that is no user, or a
+    `name` over ApiKey.name's length."""
     bound = clean_user(user, loc=["user"]) or AGENT
+    limit = ApiKey._meta.get_field("name").max_length or 0
+    if len(name) > limit:
+        raise InvalidInput(f"name must be at most {limit} characters", loc=["name"])
     for _ in range(5):
         prefix = secrets.token_hex(4)
         raw = f"{KEY_PREFIX}{prefix}_{secrets.token_urlsafe(32)}"

@@ -168,3 +168,11 @@ def test_create_api_key_refuses_a_user_that_is_no_user(db):
     with pytest.raises(CommandError, match="--user: user must be 1-200 printable characters"):
         _run("create_api_key", "helper", "--user", "   ")
     assert ApiKey.objects.filter(agent__slug="helper").count() == 1
+
+
+def test_create_api_key_refuses_a_name_over_100_characters(db):
+    _run("create_agent", "helper")
+
+    with pytest.raises(CommandError, match="--name: name must be at most 100 characters"):
+        _run("create_api_key", "helper", "--name", "n" * 101)
+    assert ApiKey.objects.filter(agent__slug="helper").count() == 1

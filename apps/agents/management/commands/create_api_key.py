@@ -26,7 +26,7 @@ class Command(BaseCommand):
         try:
             issued = services.api_key_issue(agent=agent, name=name, user=user, read_only=read_only)
         except InvalidInput as exc:
-            raise CommandError(f"--user: {exc.message}") from exc
+            raise CommandError(f"--{exc.loc[-1] if exc.loc else 'user'}: {exc.message}") from exc
         scope = issued.api_key.scope.describe()
         self.stdout.write(f"New API key for '{agent.slug}' ({scope}; shown once):")
         self.stdout.write(issued.raw)
