@@ -1,7 +1,9 @@
+from typing import TYPE_CHECKING, Any
+
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils.cache import add_never_cache_headers
 from django.utils.html import format_html, format_html_join
@@ -11,6 +13,10 @@ from apps.agents.config import CEILING_KEYS, NUMERIC
 from apps.agents.models import Agent, ApiKey, AuditEvent, Membership, Team
 from apps.agents.scoping import ReadOnlyAdmin, TeamScopedAdmin, TeamScopedTabularInline
 from apps.agents.users import user_problem
+
+if TYPE_CHECKING:
+    # The stubs' name for a ModelAdmin's `fields` (no runtime name).
+    from django.contrib.admin.options import _FieldGroups
 
 
 class AgentInline(TeamScopedTabularInline):
@@ -59,7 +65,7 @@ class TeamAdmin(TeamScopedAdmin):
     search_fields = ["name"]
     inlines = [MembershipInline, AgentInline]
 
-    def get_readonly_fields(self, request: HttpRequest, obj=None) -> list[str]:
+    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
         # Ceilings bound what the team's agents may cost the service: superusers set them.
         readonly = list(super().get_readonly_fields(request, obj))
         return readonly if request.user.is_superuser else [*readonly, "ceilings"]
@@ -72,7 +78,7 @@ class ApiKeyInline(TeamScopedTabularInline):
     extra = 0
     can_delete = False
 
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         # Keys are issued by the action below or the API keys' add page, so the raw key can
         # be shown once.
         return False
@@ -157,18 +163,23 @@ class ApiKeyAdmin(TeamScopedAdmin):
     def scope(self, obj: ApiKey) -> str:
         return obj.scope.describe()
 
-    def get_form(self, request: HttpRequest, obj=None, change: bool = False, **kwargs):
+    # Any: ModelAdmin.get_form passes its keyword arguments on to modelform_factory (Any).
+    def get_form(
+        self, request: HttpRequest, obj: Model | None = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm]:
         if obj is None:  # a new key: the form of its agent, name and scope
             kwargs["form"] = ApiKeyAddForm
         return super().get_form(request, obj, change=change, **kwargs)
 
-    def get_fields(self, request: HttpRequest, obj=None):
-        return ApiKeyAddForm.Meta.fields if obj is None else self.fields
+    def get_fields(self, request: HttpRequest, obj: Model | None = None) -> "_FieldGroups":
+        return tuple(ApiKeyAddForm.Meta.fields if obj is None else self.fields or ())
 
-    def get_readonly_fields(self, request: HttpRequest, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
         return [] if obj is None else self.readonly_fields
 
-    def save_model(self, request: HttpRequest, obj: ApiKey, form, change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: ApiKey, form: forms.ModelForm, change: bool
+    ) -> None:
         """A new key is issued by the service (its secret drawn there); the raw key goes to
         response_add's page alone."""
         if change:
@@ -182,7 +193,9 @@ class ApiKeyAdmin(TeamScopedAdmin):
         obj._state.adding = False
         request.issued_key = issued  # type: ignore[attr-defined]
 
-    def response_add(self, request: HttpRequest, obj: ApiKey, post_url_continue=None):
+    def response_add(
+        self, request: HttpRequest, obj: ApiKey, post_url_continue: str | None = None
+    ) -> HttpResponse:
         """The raw key on this response's page only: no message, no cookie, no cache."""
         return _issued_page(self, request, [request.issued_key])  # type: ignore[attr-defined]
 

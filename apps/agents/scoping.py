@@ -1,14 +1,18 @@
 """The admin keeps to the staff user's teams (superusers see every team), and every change made
 in it is recorded as an audit event (source "admin"): who, what, when, before and after."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
 from django.contrib.admin.utils import get_fields_from_path
+from django.contrib.admin.views.main import ChangeList
 from django.db import models, transaction
 from django.db.models import QuerySet
+from django.db.models.fields.related import RelatedField
+from django.forms import ModelForm
 from django.http import HttpRequest
+from django.http.response import HttpResponseBase
 
 from apps.agents.models import Agent, Team
 from apps.agents.services import audit_record, json_safe
@@ -23,8 +27,12 @@ if TYPE_CHECKING:
     # What the mixins' super() calls reach at run time: a ModelAdmin or an inline.
     _ScopedBase = admin.options.BaseModelAdmin[Any]
     _AuditedBase = admin.ModelAdmin[Any]
+    # The stubs' names for a list_filter item and a filter's choice (no runtime names).
+    from django.contrib.admin.filters import _ListFilterChoices as ListFilterChoice
+    from django.contrib.admin.options import _ListFilterT as ListFilterSpec
 else:
     _ScopedBase = _AuditedBase = object
+    ListFilterChoice = ListFilterSpec = object
 
 
 def team_path(model: type[models.Model]) -> str | None:
@@ -99,7 +107,9 @@ class TeamScopedMixin(_ScopedBase):
             return qs if request.user.is_superuser else qs.none()
         return for_teams(qs, request, path)
 
-    def get_field_queryset(self, db, db_field, request: HttpRequest):
+    def get_field_queryset(
+        self, db: str | None, db_field: RelatedField, request: HttpRequest
+    ) -> QuerySet | None:
         # Serves every foreign-key and many-to-many choice list, autocomplete included.
         qs = super().get_field_queryset(db, db_field, request)
         path = team_path(db_field.related_model)
@@ -109,11 +119,11 @@ class TeamScopedMixin(_ScopedBase):
             qs = db_field.related_model._default_manager.using(db).all()
         return for_teams(qs, request, path)
 
-    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+    def has_view_permission(self, request: HttpRequest, obj: models.Model | None = None) -> bool:
         scoped = self._team_path() is not None or request.user.is_superuser
         return scoped and super().has_view_permission(request, obj)
 
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: models.Model | None = None) -> bool:
         scoped = self._team_path() is not None or request.user.is_superuser
         return scoped and super().has_change_permission(request, obj)
 
@@ -122,7 +132,14 @@ class AuditedMixin(_AuditedBase):
     """Records each admin change as an AuditEvent: saves (the changed fields before and
     after), inline rows, deletions, and each custom action (the fields it changed)."""
 
-    def _audit(self, request, obj, verb: str, before=None, after=None) -> None:
+    def _audit(
+        self,
+        request: HttpRequest,
+        obj: models.Model,
+        verb: str,
+        before: dict[str, Any] | None = None,
+        after: dict[str, Any] | None = None,
+    ) -> None:
         # An agent's events go with it: the event of deleting an agent belongs to no agent.
         agent = None if isinstance(obj, Agent) and verb == "delete" else agent_of(obj)
         audit_record(
@@ -135,7 +152,7 @@ class AuditedMixin(_AuditedBase):
             after=after,
         )
 
-    def _audit_form(self, request, form, change: bool) -> None:
+    def _audit_form(self, request: HttpRequest, form: ModelForm, change: bool) -> None:
         obj = form.instance
         model = type(obj)
         fields = audited_fields(model, list(form.changed_data)) if change else None
@@ -147,18 +164,20 @@ class AuditedMixin(_AuditedBase):
         before = json_safe({f: form.initial.get(f) for f in fields}) if fields is not None else None
         self._audit(request, obj, "update" if change else "create", before, after[obj.pk])
 
-    def _audit_deletion(self, request, obj) -> None:
+    def _audit_deletion(self, request: HttpRequest, obj: models.Model) -> None:
         model = type(obj)
         before = _rows(model._default_manager.filter(pk=obj.pk), audited_fields(model))
         self._audit(request, obj, "delete", before=before.get(obj.pk))
 
-    def save_related(self, request, form, formsets, change) -> None:
+    # Any: Django's admin passes forms and formsets untyped (django-stubs: Any).
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: Any) -> None:
         # Runs after save_model (which subclasses override to call services) in the admin's
         # transaction; reading the saved row back shows what the service really stored.
         super().save_related(request, form, formsets, change)
         self._audit_form(request, form, change)
 
-    def save_formset(self, request, form, formset, change) -> None:
+    # Any: as save_related's.
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: Any) -> None:
         for deleted in formset.deleted_forms:
             if deleted.instance.pk is not None:  # recorded before the row goes
                 self._audit_deletion(request, deleted.instance)
@@ -170,12 +189,12 @@ class AuditedMixin(_AuditedBase):
                 added = inline_form.instance in formset.new_objects
                 self._audit_form(request, inline_form, change=not added)
 
-    def delete_model(self, request, obj) -> None:
+    def delete_model(self, request: HttpRequest, obj: models.Model) -> None:
         with transaction.atomic():
             self._audit_deletion(request, obj)
             super().delete_model(request, obj)
 
-    def delete_queryset(self, request, queryset) -> None:
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
         with transaction.atomic():
             for obj in queryset:
                 self._audit_deletion(request, obj)
@@ -193,7 +212,9 @@ class AuditedMixin(_AuditedBase):
         """`func` run as is (no transaction: actions call services that embed), then one
         event per selected row it changed, with the changed fields before and after."""
 
-        def action(modeladmin, request, queryset):
+        def action(
+            modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet
+        ) -> HttpResponseBase | None:
             fields = audited_fields(queryset.model)
             pks = list(queryset.values_list("pk", flat=True))
             before = _rows(queryset.model._default_manager.filter(pk__in=pks), fields)
@@ -221,14 +242,16 @@ class AuditedMixin(_AuditedBase):
 class TeamScopedAdmin(TeamScopedMixin, AuditedMixin, admin.ModelAdmin):
     """A ModelAdmin kept to the user's teams, whose every change is audited."""
 
-    def get_list_filter(self, request: HttpRequest):
+    def get_list_filter(
+        self, request: HttpRequest
+    ) -> list[ListFilterSpec] | tuple[ListFilterSpec, ...]:
         # A plain related filter lists every team's agents: staff see only those with rows here.
         filters = super().get_list_filter(request)
         if request.user.is_superuser:
             return filters
         return [self._related_only(f) for f in filters]
 
-    def _related_only(self, list_filter):
+    def _related_only(self, list_filter: ListFilterSpec) -> ListFilterSpec:
         path = list_filter if isinstance(list_filter, str) else ""
         if path and get_fields_from_path(self.model, path)[-1].is_relation:
             return (path, admin.RelatedOnlyFieldListFilter)
@@ -242,10 +265,10 @@ class ReadOnlyAdmin(TeamScopedAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: models.Model | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj: models.Model | None = None) -> bool:
         return False
 
 
@@ -255,7 +278,7 @@ class UserListFilter(admin.AllValuesFieldListFilter):
 
     AGENT_LABEL = "(the agent's own)"
 
-    def choices(self, changelist):
+    def choices(self, changelist: ChangeList) -> Iterator[ListFilterChoice]:
         for choice in super().choices(changelist):
             if choice["display"] == "" or choice["display"].startswith(" ("):
                 choice = {**choice, "display": self.AGENT_LABEL + choice["display"]}

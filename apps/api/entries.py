@@ -13,7 +13,6 @@ from ninja import Query, Status
 
 from apps.agents.schemas import ForUser, ReadFor, ScopedWrite
 from apps.agents.users import Audience
-from apps.api.audience import audience
 from apps.api.registry import Router, access
 from apps.api.request import AuthedHttpRequest, AuthedRequest
 from apps.core.pagination import Page, decode_id_cursor
@@ -21,6 +20,7 @@ from apps.entries import schemas, selectors, services
 from apps.entries.models import Entry
 from apps.memory import services as memory
 from apps.memory.schemas import ImportOut, ImportQuery
+from apps.people.selectors import read_audience
 
 router = Router(tags=["entries"])
 
@@ -55,7 +55,7 @@ def list_entries(request: AuthedRequest, query: Query[schemas.ListQuery]) -> Pag
         kind=query.kind,
         limit=query.limit,
         after_id=decode_id_cursor(query.cursor, model=Entry),
-        audience=audience(request, user=query.user, all_users=query.all_users, where="query"),
+        audience=read_audience(user=query.user, all_users=query.all_users, where="query"),
     )
 
 
@@ -63,7 +63,7 @@ def list_entries(request: AuthedRequest, query: Query[schemas.ListQuery]) -> Pag
 def search_entries(request: AuthedRequest, query: Query[schemas.SearchQuery]) -> dict:
     """BM25 over name and content (aliases add no tokens) of the entries written with `index`
     true; every hit has its score."""
-    seen = audience(request, user=query.user, all_users=query.all_users, where="query")
+    seen = read_audience(user=query.user, all_users=query.all_users, where="query")
     hits = selectors.entries_search(
         agent=request.auth, query=query.q, limit=query.limit, audience=seen
     )
@@ -84,7 +84,7 @@ def alias_entry(request: AuthedRequest, name: str, payload: schemas.EntryAliasIn
 def get_entry(request: AuthedRequest, name: str, query: Query[ReadFor]) -> Entry:
     """With `user`, the user's entry of that name before the agent's; without `user` or
     `all_users`, the agent's own."""
-    seen = audience(request, user=query.user, all_users=query.all_users, where="query")
+    seen = read_audience(user=query.user, all_users=query.all_users, where="query")
     return selectors.entry_get(agent=request.auth, ref=name, audience=seen)
 
 
@@ -124,7 +124,7 @@ def export_workspace(request: AuthedRequest, query: Query[ForUser]) -> HttpRespo
     """The workspace folder (entries as files, with the generated HISTORY files) as a
     deterministic .tar.gz. With `user`: that user's memory alone (their entries, HISTORY,
     learnings and facts), for a data-access request."""
-    owner = audience(request, user=query.user, where="query").user
+    owner = read_audience(user=query.user, where="query").user
     user = owner or None  # the agent's own memory ("") or one user's
     data = memory.workspace_archive(agent=request.auth, user=user)
     response = HttpResponse(data, content_type="application/gzip")

@@ -6,12 +6,12 @@ from ninja import Query, Status
 
 from apps.agents.schemas import ForUser, ReadFor
 from apps.agents.users import Audience
-from apps.api.audience import audience
 from apps.api.registry import Router
 from apps.api.request import AuthedRequest
 from apps.core.pagination import Page, decode_id_cursor
 from apps.facts import schemas, selectors, services
 from apps.facts.models import Fact, FactVersion
+from apps.people.selectors import read_audience
 
 router = Router(tags=["facts"])
 
@@ -22,7 +22,7 @@ def list_facts(request: AuthedRequest, query: Query[schemas.FactQuery]) -> Page[
         agent=request.auth,
         **query.dict(exclude={"cursor", "user", "all_users"}),
         after_id=decode_id_cursor(query.cursor, model=Fact),
-        audience=audience(request, user=query.user, all_users=query.all_users, where="query"),
+        audience=read_audience(user=query.user, all_users=query.all_users, where="query"),
     )
 
 
@@ -47,7 +47,7 @@ def _fact(request: AuthedRequest, fact_id: int, query: ForUser) -> Fact:
     """The fact the call may reach: a read's (`all_users` too), or a write's (the agent's
     own, or `user`'s)."""
     every = isinstance(query, ReadFor) and query.all_users
-    seen = audience(request, user=query.user, all_users=every, where="query")
+    seen = read_audience(user=query.user, all_users=every, where="query")
     return selectors.fact_get(agent=request.auth, fact_id=fact_id, audience=seen)
 
 

@@ -5,7 +5,6 @@ from ninja import Query, Status
 
 from apps.agents.schemas import ForUser, ReadFor
 from apps.agents.users import AGENT_ONLY, Audience
-from apps.api.audience import Where, audience
 from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
@@ -13,8 +12,7 @@ from apps.conversations.models import Session
 from apps.core.pagination import Page
 from apps.learnings import schemas, selectors, services
 from apps.learnings.models import ErrorRecord, Learning
-from apps.memory.failures import failure_origin
-from apps.memory.services import session_audience
+from apps.people.selectors import Where, failure_origin, read_audience, session_audience
 
 router = Router(tags=["learnings"])
 
@@ -30,7 +28,7 @@ def _errors_audience(
     """Who an /errors call acts for (issue 39), by the central resolver: a user's reads see
     their own failures raw, every other read (the agent's, all_users) de-identified."""
     session = session_of(request, session_ref)
-    found = audience(request, session=session, user=user, all_users=all_users, where=where)
+    found = read_audience(session=session, user=user, all_users=all_users, where=where)
     return found, session
 
 
@@ -141,7 +139,7 @@ def add_learning(request: AuthedRequest, payload: schemas.LearningIn) -> Status[
 
 @router.get("/learnings", response=schemas.LearningPage)
 def list_learnings(request: AuthedRequest, query: Query[schemas.LearningQuery]) -> Page[Learning]:
-    seen = audience(request, user=query.user, all_users=query.all_users, where="query")
+    seen = read_audience(user=query.user, all_users=query.all_users, where="query")
     return selectors.learnings_page(
         agent=request.auth, **query.dict(exclude={"user", "all_users"}), audience=seen
     )
@@ -149,7 +147,7 @@ def list_learnings(request: AuthedRequest, query: Query[schemas.LearningQuery]) 
 
 def _learning(request: AuthedRequest, learning_id: int, query: ForUser) -> Learning:
     every = isinstance(query, ReadFor) and query.all_users
-    seen = audience(request, user=query.user, all_users=every, where="query")
+    seen = read_audience(user=query.user, all_users=every, where="query")
     return selectors.learning_get(agent=request.auth, learning_id=learning_id, audience=seen)
 
 

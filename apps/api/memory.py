@@ -2,7 +2,6 @@
 (get_context with its context manager)."""
 
 from apps.agents.config import within_ceiling
-from apps.api.audience import audience
 from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
 from apps.conversations.models import Session
@@ -21,6 +20,7 @@ from apps.memory.schemas import (
     SearchIn,
     SearchOut,
 )
+from apps.people.selectors import read_audience
 
 router = Router(tags=["memory"])
 
@@ -53,7 +53,7 @@ def memory_recall(request: AuthedRequest, payload: RecallIn) -> dict:
     result = services.memory_recall(
         agent=request.auth,
         **payload.dict(exclude={"session_id", "user", "all_users"}),
-        audience=audience(request, session=session, user=payload.user, all_users=payload.all_users),
+        audience=read_audience(session=session, user=payload.user, all_users=payload.all_users),
     )
     return {
         "items": [
@@ -79,7 +79,7 @@ def memory_search(request: AuthedRequest, payload: SearchIn) -> dict:
         agent=request.auth,
         query=payload.query,
         k=payload.k,
-        audience=audience(request, session=session, user=payload.user, all_users=payload.all_users),
+        audience=read_audience(session=session, user=payload.user, all_users=payload.all_users),
     )
     return {"items": result.items, "degraded": result.degraded}
 
@@ -211,7 +211,7 @@ def context(request: AuthedRequest, payload: ContextIn) -> dict:
         request.auth, "context_max_tokens", payload.max_tokens, loc=["body", "max_tokens"]
     )
     session = session_get(agent=request.auth, ref=payload.session_id)
-    audience(request, session=session, user=payload.user)  # 422 for another user than its own
+    read_audience(session=session, user=payload.user)  # 422 for another user than its own
     turn = services.context_turn(
         agent=request.auth, session=session, **payload.dict(exclude={"session_id", "user"})
     )

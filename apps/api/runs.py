@@ -6,13 +6,13 @@ from collections.abc import Callable
 from ninja import Query
 
 from apps.agents.schemas import ReadFor
-from apps.api.audience import audience
 from apps.api.registry import Router
 from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
 from apps.core.pagination import Page
 from apps.lifecycle import schemas, selectors
 from apps.lifecycle.models import HistoryEntry, Run
+from apps.people.selectors import read_audience
 
 router = Router(tags=["lifecycle"])
 
@@ -28,8 +28,8 @@ def _listing(
     return selector(
         agent=request.auth,
         session=session,
-        audience=audience(
-            request, session=session, user=query.user, all_users=query.all_users, where="query"
+        audience=read_audience(
+            session=session, user=query.user, all_users=query.all_users, where="query"
         ),
         **query.dict(exclude={"session_id", "user", "all_users"}),
     )
@@ -44,7 +44,7 @@ def list_runs(request: AuthedRequest, query: Query[schemas.RunQuery]) -> Page[Ru
 @router.get("/runs/{run_id}", response=schemas.RunDetailOut)
 def get_run(request: AuthedRequest, run_id: int, query: Query[ReadFor]) -> Run:
     """One run with the model's raw answer and the facts it stored."""
-    seen = audience(request, user=query.user, all_users=query.all_users, where="query")
+    seen = read_audience(user=query.user, all_users=query.all_users, where="query")
     return selectors.run_get(agent=request.auth, run_id=run_id, audience=seen)
 
 
@@ -58,6 +58,6 @@ def history(request: AuthedRequest, query: Query[schemas.HistoryQuery]) -> Page[
 def history_file(request: AuthedRequest, name: str, query: Query[ReadFor]) -> dict:
     """memory/HISTORY.md or memory/HISTORY-YYYY-MM.md, rendered (read-only); with `user`,
     of the agent's entries and that user's; without `user` or `all_users`, the agent's own."""
-    seen = audience(request, user=query.user, all_users=query.all_users, where="query")
+    seen = read_audience(user=query.user, all_users=query.all_users, where="query")
     content = selectors.history_document(agent=request.auth, name=name, audience=seen)
     return {"name": name, "content": content, "bytes": len(content.encode("utf-8"))}

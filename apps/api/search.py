@@ -1,7 +1,6 @@
 """/search (the agent's messages: semantic, keyword, hybrid or contains) and /search/status
 (the embedding backlog of every corpus)."""
 
-from apps.api.audience import audience
 from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
@@ -9,6 +8,7 @@ from apps.conversations import search
 from apps.conversations.models import Message
 from apps.conversations.schemas import ChatSearchIn, ChatSearchOut, quoted
 from apps.conversations.selectors import as_utc
+from apps.people.selectors import read_audience
 from apps.providers.embeddings import vector_label
 from apps.search.corpora import all_corpora
 from apps.search.embedding import Backlog, backlog
@@ -32,7 +32,7 @@ def search_chat_history(request: AuthedRequest, payload: ChatSearchIn) -> dict:
     roles = [payload.role] if isinstance(payload.role, str) else payload.role
     session = session_of(request, payload.session_id)
     result = search.message_search(
-        audience=audience(request, session=session, user=payload.user, all_users=payload.all_users),
+        audience=read_audience(session=session, user=payload.user, all_users=payload.all_users),
         agent=request.auth,
         query=payload.query,
         mode=payload.mode,

@@ -10,7 +10,6 @@ import time
 from django.conf import settings
 from ninja import Query, Status
 
-from apps.api.audience import audience
 from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
 from apps.conversations import schemas, selectors, services
@@ -31,6 +30,8 @@ from apps.lifecycle.schemas import (
 from apps.lifecycle.services.reset import ResetOutcome
 from apps.memory import services as memory
 from apps.memory.schemas import AppendOut, MessagesIn
+from apps.people.selectors import read_audience
+from apps.people.services import session_remove
 
 router = Router(tags=["sessions"])
 
@@ -56,7 +57,7 @@ def create_session(request: AuthedRequest, payload: schemas.SessionIn) -> Status
 def list_sessions(request: AuthedRequest, query: Query[schemas.SessionQuery]) -> Page[Session]:
     """Newest first: `user`'s sessions, every session with `all_users`, else the agent's own
     (those without a user)."""
-    seen = audience(request, user=query.user, all_users=query.all_users, where="query")
+    seen = read_audience(user=query.user, all_users=query.all_users, where="query")
     return selectors.sessions_page(
         agent=request.auth, cursor=query.cursor, limit=query.limit, user=seen.user
     )
@@ -80,7 +81,7 @@ def remove_session(request: AuthedRequest, session_id: str) -> Status[None]:
     """Delete the session with its messages, compact markers, meta, summary and archives.
     Its runs and history entries stay, without the session."""
     session = selectors.session_get(agent=request.auth, ref=session_id)
-    lifecycle.session_remove(session=session)
+    session_remove(session=session)
     return Status(204, None)
 
 
@@ -133,7 +134,7 @@ def pop_message(request: AuthedRequest, session_id: str, query: Query[schemas.Po
     it (the rolling summary, a flush, a compaction or a consolidation covers it), and it
     stays. With `user`, a 422 unless it is the session's user. Audited."""
     session = selectors.session_get(agent=request.auth, ref=session_id)
-    audience(request, session=session, user=query.user, where="query")  # 422: another user
+    read_audience(session=session, user=query.user, where="query")  # 422: another user
     return services.message_pop(session=session, username=API_ACTOR)
 
 

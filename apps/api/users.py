@@ -5,9 +5,9 @@ from ninja import Query
 
 from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
-from apps.lifecycle import schemas, selectors
-from apps.lifecycle.selectors import UsersPage
-from apps.lifecycle.services.erasure import Actor, erased_user, erasure_vacuum, user_erase
+from apps.people import schemas, selectors
+from apps.people.selectors import UsersPage
+from apps.people.services import Actor, erased_user, erasure_vacuum, user_erase
 
 router = Router(tags=["users"])
 

@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
 from apps.agents.scoping import USER_LIST_FILTER, ReadOnlyAdmin, TeamScopedAdmin
@@ -33,7 +34,7 @@ class RunAdmin(TeamScopedAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
@@ -64,7 +65,7 @@ class HistoryEntryAdmin(ReadOnlyAdmin):
         "embedding_attempts",
     ]
 
-    def get_queryset(self, request: HttpRequest):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[HistoryEntry]:
         return super().get_queryset(request).defer("embedding")
 
     @admin.display(description="content")

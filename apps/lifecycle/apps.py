@@ -1,15 +1,24 @@
+from typing import TYPE_CHECKING, cast
+
 from django.apps import AppConfig
+from django.db.models import Model
 
-
-def history_text(entry) -> str:
-    return entry.content
-
-
-def render_history(entry):
+if TYPE_CHECKING:
+    from apps.lifecycle.models import HistoryEntry
     from apps.search.corpora import Rendered
 
+
+def history_text(entry: Model) -> str:
+    # A corpus hands its own model's rows: the history corpus, HistoryEntry's.
+    return cast("HistoryEntry", entry).content
+
+
+def render_history(entry: Model) -> "Rendered":
+    from apps.search.corpora import Rendered
+
+    history = cast("HistoryEntry", entry)
     return Rendered(
-        kind="history", title=f"HISTORY {entry.created_at:%Y-%m-%d %H:%M}", text=entry.content
+        kind="history", title=f"HISTORY {history.created_at:%Y-%m-%d %H:%M}", text=history.content
     )
 
 

@@ -1,4 +1,4 @@
-"""Request and response bodies for runs, history, the lifecycle endpoints and users."""
+"""Request and response bodies for runs, history and the lifecycle endpoints."""
 
 import uuid
 from datetime import datetime
@@ -11,6 +11,7 @@ from apps.agents.schemas import Owned, ReadFor
 from apps.conversations.schemas import MarkerOut, SessionOut
 from apps.core.pagination import PageQuery
 from apps.core.schemas import Input
+from apps.lifecycle.models import Run
 
 RunKindName = Literal["summary", "consolidate", "compact", "flush", "extract", "compress"]
 RunStatusName = Literal["ok", "fallback", "failed", "timeout", "skipped"]
@@ -67,7 +68,7 @@ class RunDetailOut(RunOut):
     fact_ids: list[int]
 
     @staticmethod
-    def resolve_fact_ids(obj) -> list[int]:
+    def resolve_fact_ids(obj: Run) -> list[int]:
         return sorted(obj.facts.values_list("pk", flat=True))
 
 
@@ -127,53 +128,3 @@ class HistoryFileOut(Schema):
     name: str
     content: str
     bytes: int
-
-
-class UserErasedOut(Schema):
-    sessions: int
-    messages: int
-    summaries: int
-    facts: int
-    fact_versions: int
-    entries: int
-    entry_aliases: int
-    entry_changes: int
-    learnings: int
-    history: int
-    runs: int
-    error_details: int = Field(description="Their raw texts of failures (issue 39).")
-    provenance_cleared: int = Field(
-        description="Rows the agent keeps (and audit snapshots) that named one of the "
-        "user's sessions and no longer do."
-    )
-    audit_events_cleared: int = Field(
-        description="Audit events about the user's rows whose before/after were erased."
-    )
-
-
-class UserEraseQuery(Input):  # DELETE /users/{user}
-    vacuum: bool = Field(
-        False,
-        description="After the erasure commits, make the deleted bytes unreadable on disk "
-        "(SQLite: VACUUM and WAL checkpoint; PostgreSQL: VACUUM of the touched tables).",
-    )
-
-
-class UserEraseOut(Schema):
-    user: str
-    deleted: UserErasedOut = Field(description="The rows of the user deleted or cleared, by kind.")
-    vacuumed: bool = Field(description="Whether the vacuum ran to its end.")
-
-
-class UserQuery(PageQuery):  # GET /users
-    pass
-
-
-class AgentUserOut(Schema):
-    user: str
-    sessions: int = Field(description="The user's sessions (0: only memory rows are left).")
-
-
-class AgentUserPage(Schema):
-    items: list[AgentUserOut]
-    next_cursor: str | None

@@ -4,7 +4,7 @@ acks_late, time-limited. The beat sweeps are scheduled in settings (CELERY_BEAT_
 import time
 from datetime import timedelta
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.core.cache import cache
 from django.db.models import F, Max, Q
 from django.utils import timezone
@@ -53,7 +53,7 @@ def summarize_task(session_id: str, trigger: str = Trigger.AUTO) -> int:
 
 @shared_task(name="lifecycle.consolidate", bind=True, max_retries=120, **_TASK)
 def consolidate_task(
-    self, session_id: str, trigger: str = Trigger.AUTO, keep: int | None = None
+    self: Task, session_id: str, trigger: str = Trigger.AUTO, keep: int | None = None
 ) -> int:
     """Consolidate the session (all but the newest `keep`, the agent's consolidation_keep by
     default); waits its turn behind the agent's other consolidations, up to the agent's
@@ -158,7 +158,7 @@ def compact_due_task(limit: int = SWEEP_LIMIT) -> int:
 
 
 @shared_task(name=COMPRESS_MEMORY, bind=True, max_retries=120, **_TASK)
-def compress_task(self, agent_id: int, trigger: str = Trigger.AUTO) -> int:
+def compress_task(self: Task, agent_id: int, trigger: str = Trigger.AUTO) -> int:
     """Compress the agent's MEMORY.md if it is over max_memory_bytes (seed 004). Sent by
     name by apps.entries after a write; waits its turn behind the agent's other MEMORY.md
     writers up to its consolidation timeout, then tries again later."""

@@ -4,6 +4,8 @@ A trigger enqueues a task once per session and kind until that task starts (or t
 debounce window passes), so a burst of appends sends one summary task, not one per append.
 """
 
+from collections.abc import Callable
+
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
@@ -15,7 +17,7 @@ from apps.lifecycle import services, tasks
 from apps.lifecycle.models import Trigger
 
 
-def _enqueue(kind: str, session: Session, send) -> bool:
+def _enqueue(kind: str, session: Session, send: Callable[[], object]) -> bool:
     key = tasks.debounce_key(kind, str(session.pk))
     if not cache.add(key, 1, timeout=settings.MEMORYHUB_LIFECYCLE_DEBOUNCE_SECONDS):
         return False

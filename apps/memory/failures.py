@@ -8,35 +8,37 @@ in the same batch or among the session's recent assistant messages).
 """
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from django.db import transaction
 
-from apps.agents.models import Agent
 from apps.agents.users import Audience
 from apps.conversations.models import Message, Role, Session
 from apps.conversations.selectors import before
 from apps.conversations.services import NewMessage
 from apps.core.errors import InvalidInput
-from apps.core.scrub import person_terms
-from apps.facts.selectors import facts_values
 from apps.learnings.selectors import Hint, error_hints
 from apps.learnings.services import (
     Failure,
-    Origin,
     error_capture,
     errors_touch,
     learning_capture,
 )
+from apps.people.selectors import failure_origin
 
 RECENT_CALLS = 50  # assistant messages searched for the call a failing tool message answers
 
+# A call's function as OpenAI's format has it: {"name": ..., "arguments": ...}.
+Call = dict[str, object]
 
-def _calls(tool_calls) -> dict[str, dict]:
+
+def _calls(tool_calls: object) -> dict[str, Call]:
     """tool_call_id -> the call's function ({"name", "arguments"}) in OpenAI's format."""
-    found = {}
-    for call in tool_calls or []:
+    found: dict[str, Call] = {}
+    if not isinstance(tool_calls, list):  # none, or not a list of calls: no call
+        return found
+    for call in tool_calls:
         if isinstance(call, dict) and call.get("id") is not None:
             function = call.get("function")
             if not isinstance(function, dict):
@@ -48,8 +50,8 @@ def _calls(tool_calls) -> dict[str, dict]:
     return found
 
 
-def _known_calls(session: Session, messages: Sequence[NewMessage]) -> dict[str, dict]:
-    calls: dict[str, dict] = {}
+def _known_calls(session: Session, messages: Sequence[NewMessage]) -> dict[str, Call]:
+    calls: dict[str, Call] = {}
     for message in messages:
         calls.update(_calls(message.tool_calls))
     wanted = {m.tool_call_id for m in messages if m.is_error and m.tool_call_id} - set(calls)
@@ -66,7 +68,7 @@ def _known_calls(session: Session, messages: Sequence[NewMessage]) -> dict[str, 
 
 def named_failures(
     session: Session, messages: Sequence[NewMessage]
-) -> tuple[list[NewMessage], dict[str, dict]]:
+) -> tuple[list[NewMessage], dict[str, Call]]:
     """The messages with each failing tool message's tool_name filled in, and the known
     calls; InvalidInput (nothing stored) when a failure names no tool."""
     calls = _known_calls(session, messages)
@@ -84,7 +86,7 @@ def named_failures(
     return named, calls
 
 
-def _arguments(call: dict | None):
+def _arguments(call: Call | None) -> object:
     raw = (call or {}).get("arguments")
     if isinstance(raw, str):
         try:
@@ -106,21 +108,12 @@ def _request_before(message: Message) -> str:
     return found or ""
 
 
-def failure_origin(*, agent: Agent, user: str, session: Session | None = None) -> Origin:
-    """Whose failure a call records (issue 39): the session's user, or `user` ("" the
-    agent's), with the terms the scrubber masks for them: their identifier and every value
-    their facts hold."""
-    terms = person_terms(user=user, values=facts_values(agent=agent, user=user)) if user else []
-    return Origin(
-        user=user,
-        terms=terms,
-        session_id=session.pk if session else None,
-        session_key=session.key if session else "",
-    )
-
-
 def capture_and_hint(
-    *, session: Session, stored: Sequence[Message], created_ids, calls: dict[str, dict]
+    *,
+    session: Session,
+    stored: Sequence[Message],
+    created_ids: Collection[object],
+    calls: dict[str, Call],
 ) -> list[Hint]:
     """Record each failing tool message this append stored, then the hints for each failing
     tool: its other records, best first, as the session's user reads them (their own raw,

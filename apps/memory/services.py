@@ -8,7 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.agents.models import Agent
-from apps.agents.users import AGENT, Audience, Scope, audience_of
+from apps.agents.users import AGENT, Audience, Scope
 from apps.conversations.models import Session
 from apps.conversations.selectors import session_get
 from apps.conversations.services import AppendResult, NewMessage, messages_append
@@ -30,7 +30,7 @@ from apps.lifecycle.services import (
 from apps.lifecycle.triggers import after_append, context_enqueue
 from apps.memory.context import Context, Usage, get_context
 from apps.memory.failures import capture_and_hint, named_failures
-from apps.memory.userdata import user_data
+from apps.people.selectors import session_audience, user_data
 
 
 @dataclass(frozen=True)
@@ -91,16 +91,6 @@ def memory_save(
             owner=owner,
         )
     return MemorySaveResult(saved=saved, log_name=log_name)
-
-
-def session_audience(session: Session | None, user: str | None) -> Audience:
-    """Whose memory a write belongs to: the session's user, else `user`, else the agent's
-    own; a 422 when `user` differs from the session's. (Reads: apps/api/audience.py.)"""
-    return audience_of(
-        session_user=session.user if session is not None else None,
-        user=user,
-        has_session=session is not None,
-    )
 
 
 def memory_recall(

@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "apps.entries",
     "apps.learnings",
     "apps.lifecycle",
+    "apps.people",
     "apps.memory",
     "apps.review",
     "apps.mcp",

@@ -16,8 +16,8 @@ from django.db import connection
 from apps.agents.models import AuditEvent
 from apps.conversations.models import Session
 from apps.facts.models import Fact
-from apps.lifecycle.selectors import user_erasure_counts, user_erasures
-from apps.lifecycle.services.erasure_audit import user_hmac
+from apps.people.selectors import user_erasure_counts, user_erasures
+from apps.people.services.erasure_audit import user_hmac
 from apps.search.backends.base import fts_table
 from tests.lifecycle import erasure_probe as probe
 from tests.lifecycle.erasure_seed import Owner, seed

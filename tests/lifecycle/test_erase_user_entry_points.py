@@ -17,9 +17,9 @@ from apps.entries.models import Entry
 from apps.entries.services import entry_archive_add
 from apps.facts.models import Fact
 from apps.lifecycle.models import HistoryEntry, Run
-from apps.lifecycle.selectors import user_erasures
-from apps.lifecycle.services.erasure import Actor, erasure_vacuum, user_erase
-from apps.lifecycle.services.erasure_audit import user_hmac
+from apps.people.selectors import user_erasures
+from apps.people.services import Actor, erasure_vacuum, user_erase
+from apps.people.services.erasure_audit import user_hmac
 from tests.lifecycle.erasure_seed import Owner, seed
 
 pytestmark = pytest.mark.django_db

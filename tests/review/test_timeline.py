@@ -14,7 +14,7 @@ from apps.core.pagination import encode_cursor
 from apps.entries.models import Entry, EntryChange
 from apps.entries.services import entry_add
 from apps.lifecycle.models import Run
-from apps.lifecycle.services.remove import session_archives
+from apps.people.services import session_archives
 from tests.factories import SessionFactory
 from tests.lifecycle.helpers import T0, add
 

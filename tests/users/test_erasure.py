@@ -16,7 +16,7 @@ from apps.entries.models import Entry, EntryAlias, EntryChange
 from apps.facts.models import Fact, FactVersion
 from apps.learnings.models import ErrorDetail, Learning
 from apps.lifecycle.models import HistoryEntry, Run
-from apps.lifecycle.services.erasure_audit import user_hmac
+from apps.people.services.erasure_audit import user_hmac
 from tests.users.probes import SOURCES
 from tests.users.world import ALICE, CAROLINE, Person, World
 

@@ -24,9 +24,9 @@ from apps.agents.models import AuditEvent, MemberRole
 from apps.agents.services import audit_record, membership_set
 from apps.facts.models import Fact
 from apps.learnings.models import Learning
-from apps.lifecycle.selectors import user_erasures
-from apps.lifecycle.services.erasure import erasure_vacuum
-from apps.lifecycle.services.erasure_audit import user_hmac
+from apps.people.selectors import user_erasures
+from apps.people.services import erasure_vacuum
+from apps.people.services.erasure_audit import user_hmac
 from tests.support.dump import file_bytes_with, tables_with
 from tests.users.world import ok
 

@@ -17,14 +17,12 @@ from apps.lifecycle.services.compress import compression_due, memory_compress
 from apps.lifecycle.services.consolidation import consolidation_due, session_consolidate
 from apps.lifecycle.services.flush import session_flush
 from apps.lifecycle.services.history import history_files, history_import
-from apps.lifecycle.services.remove import RemoveOutcome, session_remove
 from apps.lifecycle.services.reset import ResetOutcome, session_reset
 from apps.lifecycle.services.step import Busy
 from apps.lifecycle.services.summary import pending_summary, session_summarize, summary_due
 
 __all__ = [
     "Busy",
-    "RemoveOutcome",
     "ResetOutcome",
     "compaction_due",
     "compression_due",
@@ -36,7 +34,6 @@ __all__ = [
     "session_compact",
     "session_consolidate",
     "session_flush",
-    "session_remove",
     "session_reset",
     "session_summarize",
     "session_write_then_compact",

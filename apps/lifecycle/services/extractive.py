@@ -1,7 +1,7 @@
 """What the lifecycle writes without an LLM (or when the LLM fails): extractive text.
 
 Nothing here calls a model. The texts are chosen, not generated: the salient sentences of
-the messages for summaries, archives and history entries (salience.py), seed 004's
+the messages for summaries, archives and history entries (sentence_salience.py), seed 004's
 [raw-fallback] entry, a whole transcript for a reset archive, the user's first-person
 statements as facts, and MEMORY.md lines made of them.
 """
@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from apps.lifecycle.services.prompts import stamp
-from apps.lifecycle.services.salience import Candidate, select
+from apps.lifecycle.services.sentence_salience import Candidate, select
 from apps.providers.tokens import count_tokens_batch
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

@@ -12,6 +12,7 @@ from apps.core.replicas import on_replica
 from apps.entries import names
 from apps.entries.models import Entry
 from apps.entries.selectors import documents
+from apps.facts.models import Fact
 from apps.facts.selectors import facts_relevant, facts_salient
 from apps.facts.services import fact_salience
 from apps.learnings.models import LearningKind
@@ -19,7 +20,7 @@ from apps.learnings.selectors import error_hints, errors_first_seen_in, learning
 from apps.learnings.services import errors_touch
 from apps.memory.context.legs import query_vector, recency
 from apps.memory.context.types import ContextRequest, Part
-from apps.memory.failures import failure_origin
+from apps.people.selectors import failure_origin
 
 # Issue 4's order for the system part; seed 001 loads these into the system prompt.
 DOCUMENTS = (names.SOUL, names.AGENTS, names.USER, names.MEMORY)
@@ -179,6 +180,6 @@ def relevant_facts(request: ContextRequest) -> list[Part]:
     return [_fact_part(fact) for fact, _ in found]
 
 
-def _fact_part(fact) -> Part:
+def _fact_part(fact: Fact) -> Part:
     line = f"[{fact.category.name}] {fact.key}: {fact.value}"
     return Part(kind="fact", name=f"fact:{fact.pk}", content=line, fact=fact)

@@ -14,7 +14,7 @@ from apps.facts.models import Fact
 from apps.facts.selectors import facts_current
 from apps.learnings.models import Learning
 from apps.lifecycle.models import HistoryEntry, Run
-from apps.lifecycle.selectors import agent_user_names
+from apps.people.selectors import agent_user_names
 from apps.review.selectors.entries import EntryGroups, HistoryMonth, entry_groups, history_months
 from apps.review.selectors.owners import facts_listed
 from apps.review.selectors.stats import sessions_by_activity

@@ -7,8 +7,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 
 from apps.core.errors import InvalidInput
-from apps.lifecycle.selectors import user_erasure_counts
-from apps.lifecycle.services.erasure import Actor, erased_user, erasure_vacuum, user_erase
+from apps.people.selectors import user_erasure_counts
+from apps.people.services import Actor, erased_user, erasure_vacuum, user_erase
 from apps.review.access import Access, agent_form
 from apps.review.links import user_url
 

@@ -11,7 +11,7 @@ from apps.agents.models import Agent
 class Command(BaseCommand):
     help = "First run only: create an admin user and a demo agent, and print their secrets once."
 
-    def handle(self, *args, **options) -> None:
+    def handle(self, *args: object, **options: object) -> None:
         User = get_user_model()
         url = settings.MEMORYHUB_PUBLIC_URL
         lines = [

@@ -1,4 +1,4 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.agents import services
 from apps.agents.models import Agent
@@ -11,14 +11,20 @@ class Command(BaseCommand):
         "(--user) and/or read-only (--read-only); the key is the last line of output."
     )
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug")
         parser.add_argument("--name", default="cli")
         parser.add_argument("--user", help="bind the key to this end user: it acts as them only")
         parser.add_argument("--read-only", action="store_true", help="the key may not write")
 
     def handle(
-        self, *args, slug: str, name: str, user: str | None, read_only: bool, **options
+        self,
+        *args: object,
+        slug: str,
+        name: str,
+        user: str | None,
+        read_only: bool,
+        **options: object,
     ) -> None:
         agent = Agent.objects.filter(slug=slug).first()
         if agent is None:

@@ -1,6 +1,6 @@
 import os
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.agents import services
 from apps.agents.models import MemberRole
@@ -14,13 +14,15 @@ class Command(BaseCommand):
         "as the last line."
     )
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")
         parser.add_argument("--team", required=True, help="team name (created if needed)")
         parser.add_argument("--editor", action="store_true", help="may curate, not only read")
         parser.add_argument("--staff", action="store_true", help="may log in to the admin")
 
-    def handle(self, *args, username: str, team: str, editor: bool, staff: bool, **options):
+    def handle(
+        self, *args: object, username: str, team: str, editor: bool, staff: bool, **options: object
+    ) -> None:
         role = MemberRole.EDITOR if editor else MemberRole.VIEWER
         try:
             created = services.user_create(

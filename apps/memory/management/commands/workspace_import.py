@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.agents.models import Agent
 from apps.core.errors import ApplicationError
@@ -12,14 +12,16 @@ from apps.memory.services import workspace_load
 class Command(BaseCommand):
     help = "Import a workspace .tar.gz (as written by workspace_export) into an agent."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("agent", help="the agent's slug")
         parser.add_argument("archive", help="path of the .tar.gz")
         parser.add_argument(
             "--force", action="store_true", help="overwrite entries whose names already exist"
         )
 
-    def handle(self, *args, agent: str, archive: str, force: bool, **options):
+    def handle(
+        self, *args: object, agent: str, archive: str, force: bool, **options: object
+    ) -> None:
         found = Agent.objects.filter(slug=agent).first()
         if found is None:
             raise CommandError(f"no agent '{agent}'")

@@ -3,12 +3,12 @@ an agent (issue 26), then make the bytes unreadable (issue 39); or check for an 
 
 import getpass
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.agents.models import Agent
 from apps.core.errors import ApplicationError
-from apps.lifecycle.selectors import user_erasures
-from apps.lifecycle.services.erasure import Actor, erased_user, erasure_vacuum, user_erase
+from apps.people.selectors import user_erasures
+from apps.people.services import Actor, erased_user, erasure_vacuum, user_erase
 
 
 def agent_named(ref: str) -> Agent:
@@ -37,7 +37,7 @@ class Command(BaseCommand):
         "and says whether the audit log records an erasure of the user."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--agent", required=True, help="the agent's slug or id")
         parser.add_argument("user", help='the end user, as sessions name it ("telegram:42")')
         parser.add_argument(
@@ -52,7 +52,9 @@ class Command(BaseCommand):
             help="erase nothing: print the erasures of this user the audit log records",
         )
 
-    def handle(self, *args, agent: str, user: str, vacuum: bool, check: bool, **options):
+    def handle(
+        self, *args: object, agent: str, user: str, vacuum: bool, check: bool, **options: object
+    ) -> None:
         found = agent_named(agent)
         try:
             name = erased_user(user)

@@ -6,7 +6,7 @@ users' stay, and so does error memory, which is the agent's.
 
 Issue 39: nothing else keeps them either. The agent's rows written in their sessions keep
 no link to those sessions (provenance), audit events about their rows keep who, what and
-when but lose the content (apps/lifecycle/services/erasure_audit.py), and `erasure_vacuum`,
+when but lose the content (apps/people/services/erasure_audit.py), and `erasure_vacuum`,
 after the commit, makes the deleted bytes unreadable on disk (docs/memory.md).
 
 A row is the user's when its `user` column names them; runs and history entries also when
@@ -37,7 +37,6 @@ from apps.conversations.models import Message, Session, Summary
 from apps.conversations.services import sessions_erase_user
 from apps.core.errors import InvalidInput
 from apps.core.scrub import person_terms
-from apps.core.vacuum import secure_delete, vacuum_tables
 from apps.entries.models import Entry, EntryAlias, EntryChange
 from apps.entries.services import entries_erase_user
 from apps.facts.models import Fact, FactVersion
@@ -46,7 +45,7 @@ from apps.facts.services import facts_erase_user, facts_unlink_sessions
 from apps.learnings.models import ErrorDetail, Learning
 from apps.learnings.services import learnings_erase_user
 from apps.lifecycle.models import HistoryEntry, Run
-from apps.lifecycle.services.erasure_audit import (
+from apps.people.services.erasure_audit import (
     ACTION,
     ERASING_APPS,
     audit_events_clear,
@@ -54,7 +53,8 @@ from apps.lifecycle.services.erasure_audit import (
     rows_gone,
     user_hmac,
 )
-from apps.lifecycle.services.remove import session_archives
+from apps.people.services.session_removal import session_archives
+from apps.people.services.storage_vacuum import secure_delete, vacuum_tables
 from apps.search.services import search_index_purge, search_indexes_rebuild
 
 

@@ -6,13 +6,15 @@ travel beside it in the workspace archive as files."""
 import json
 
 from apps.agents.models import Agent
+from apps.conversations.models import Message
 from apps.conversations.selectors import session_messages, user_sessions
+from apps.facts.models import Fact
 from apps.facts.selectors import facts_of_user
 from apps.learnings.models import ErrorDetail
 from apps.learnings.selectors import error_details_of_user
 
 
-def _message(m) -> dict:
+def _message(m: Message) -> dict[str, object]:
     return {
         "id": str(m.id),
         "role": m.role,
@@ -25,7 +27,7 @@ def _message(m) -> dict:
     }
 
 
-def _fact(f) -> dict:
+def _fact(f: Fact) -> dict[str, object]:
     return {
         "id": f.pk,
         "category": f.category.name,
@@ -48,7 +50,7 @@ def _fact(f) -> dict:
     }
 
 
-def _failure(d: ErrorDetail) -> dict:
+def _failure(d: ErrorDetail) -> dict[str, object]:
     # what everyone else reads of it: the record's error, or the learning's text
     shared = d.record.error if d.record else d.learning.content if d.learning else ""
     return {

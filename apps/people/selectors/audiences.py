@@ -1,20 +1,17 @@
-"""Whose memory a read sees (issue 39: reads are safe by default). Every endpoint that reads
-a user's memory asks `audience` here, the one place that decides it. A scoped key's limits
-are applied before parsing (apps/api/scopes.py), so a user-bound key's call arrives here
-naming its user."""
+"""Whose memory a call reads or writes (issue 39: reads are safe by default): the one place
+that decides it. A scoped key's limits are applied before parsing (apps/api/scopes.py), so
+a user-bound key's call arrives here naming its user."""
 
 from typing import Literal
 
-from apps.agents.users import AGENT, EVERYONE, Audience
-from apps.api.request import AuthedRequest
+from apps.agents.users import AGENT, EVERYONE, Audience, audience_of
 from apps.conversations.models import Session
 from apps.core.errors import InvalidInput
 
 Where = Literal["body", "query"]
 
 
-def audience(
-    request: AuthedRequest,
+def read_audience(
     *,
     session: Session | None = None,
     user: str | None = None,
@@ -25,7 +22,6 @@ def audience(
     for every user (`all_users`); else the agent's own memory alone. `all_users` with `user`
     or with a session, or a `user` other than the session's, is a 422 (`where` the call sent
     them: its body or its query)."""
-    # `request` is the call's (its key and agent): the seam for a rule that depends on them.
     if all_users:
         if user is not None:
             raise InvalidInput("all_users and user exclude each other", loc=[where, "all_users"])
@@ -40,3 +36,13 @@ def audience(
             raise InvalidInput("user differs from the session's user", loc=[where, "user"])
         return Audience(session.user)
     return Audience(AGENT if user is None else user)
+
+
+def session_audience(session: Session | None, user: str | None) -> Audience:
+    """Whose memory a write belongs to: the session's user, else `user`, else the agent's
+    own; a 422 when `user` differs from the session's."""
+    return audience_of(
+        session_user=session.user if session is not None else None,
+        user=user,
+        has_session=session is not None,
+    )
