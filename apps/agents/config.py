@@ -12,7 +12,7 @@ ceiling, and the effective config is clamped to it.
 
 import math
 from dataclasses import asdict, dataclass, fields
-from typing import Annotated, Any, Literal, cast, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast, get_type_hints
 
 from annotated_types import Ge, Gt, Le
 from pydantic import Field, TypeAdapter
@@ -20,12 +20,15 @@ from pydantic import ValidationError as PydanticValidationError
 
 from apps.core.errors import InvalidInput
 
+if TYPE_CHECKING:
+    from apps.agents.models import Agent  # whose models read their config from here
+
 MIB = 1024 * 1024
 
 Ratio = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
-def Count(high: int, *, low: int = 1) -> Any:
+def Count(high: int, *, low: int = 1) -> Any:  # Any: pydantic's Field() returns Any
     """The bounds of an int in [low, high], as in `Annotated[int, Count(high)]`."""
     return Field(ge=low, le=high)
 
@@ -182,7 +185,7 @@ class AgentConfig:
     def importance_for_role(self, role: str) -> float:
         return float(getattr(self, f"importance_{role}", 0.5))
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, Any]:  # Any: dataclasses.asdict's values
         return asdict(self)
 
 
@@ -258,6 +261,7 @@ NUMERIC: dict[str, Bounds] = _bounds()
 assert set(CEILING_KEYS) <= set(NUMERIC)
 
 
+# Any: a team's ceilings, a JSONField's value, checked here.
 def effective_ceilings(ceilings: dict[str, Any] | None) -> dict[str, int | float]:
     """Every ceiling key with its team value, the global maximum where none (or a stale or
     invalid one) is stored."""
@@ -265,12 +269,13 @@ def effective_ceilings(ceilings: dict[str, Any] | None) -> dict[str, int | float
     out: dict[str, int | float] = {}
     for key in CEILING_KEYS:
         bounds = NUMERIC[key]
-        value: Any = stored.get(key)  # a team's stored JSON: checked below
+        value: Any = stored.get(key)  # Any: a team's stored JSON, checked below
         ok = isinstance(value, bounds.kind | int) and not isinstance(value, bool)
         out[key] = value if ok and bounds.low <= value <= bounds.high else bounds.high
     return out
 
 
+# Any: a stored override, a JSONField's value.
 def _at_most_max(key: str, value: Any) -> Any:
     # An override stored before its maximum existed (or was lowered) counts as the maximum.
     bounds = NUMERIC.get(key)
@@ -278,6 +283,7 @@ def _at_most_max(key: str, value: Any) -> Any:
     return bounds.high if bounds and number and value > bounds.high else value
 
 
+# Any: an agent's overrides and its team's ceilings, JSONField values.
 def build_config(
     overrides: dict[str, Any] | None, ceilings: dict[str, Any] | None = None
 ) -> AgentConfig:
@@ -299,6 +305,7 @@ def build_config(
     return AgentConfig(**{**config.as_dict(), **clamped}) if clamped else config
 
 
+# Any: JSON values from a request body, validated here.
 def validate_overrides(
     changes: dict[str, Any], ceilings: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -346,7 +353,7 @@ def validate_ceilings(ceilings: object) -> dict[str, int | float]:
     return {k: v for k, v in ceilings.items() if v < NUMERIC[k].high}
 
 
-def within_ceiling(agent: Any, key: str, value: float | None, *, loc: list[str | int]) -> None:
+def within_ceiling(agent: "Agent", key: str, value: float | None, *, loc: list[str | int]) -> None:
     """For a request-level number (a `k`, a `max_tokens`) bounded by the ceiling of setting
     `key`: InvalidInput at `loc` when `value` is over the agent's team's ceiling."""
     cap = effective_ceilings(agent.team.ceilings)[key]

@@ -13,8 +13,8 @@ class AgentOut(Schema):
     name: str
     team: str
     created_at: datetime
-    settings: dict[str, Any]
-    overrides: dict[str, Any]
+    settings: dict[str, Any]  # Any: a setting's value is JSON (AgentConfig's fields)
+    overrides: dict[str, Any]  # Any: Agent.settings, a JSONField's value
     ceilings: dict[str, int | float] = Field(
         description="The team's ceiling of each limit that protects the service: a setting "
         "may be lowered, never raised past it."
@@ -24,7 +24,7 @@ class AgentOut(Schema):
 class SettingsPatch(Input):
     """Partial update of the agent's settings; a null value restores the default."""
 
-    settings: dict[str, Any]
+    settings: dict[str, Any]  # Any: JSON values, checked by validate_overrides
 
 
 class TeamDocumentOut(Schema):
@@ -72,7 +72,7 @@ class Owned(Schema):
     user: str | None = Field(None, description="The end user it belongs to; null: the agent's.")
 
     @staticmethod
-    def resolve_user(obj: Any) -> str | None:
+    def resolve_user(obj: object) -> str | None:
         value = obj.get("user") if isinstance(obj, dict) else getattr(obj, "user", "")
         return value or None
 

@@ -25,6 +25,7 @@ _NOT_AUDITED = {"embedding", "hashed_key", "password", "updated_at"}
 
 if TYPE_CHECKING:
     # What the mixins' super() calls reach at run time: a ModelAdmin or an inline.
+    # Any: the mixins serve admins of every model.
     _ScopedBase = admin.options.BaseModelAdmin[Any]
     _AuditedBase = admin.ModelAdmin[Any]
     # The stubs' names for a list_filter item and a filter's choice (no runtime names).
@@ -67,7 +68,7 @@ def agent_of(obj: models.Model) -> Agent | None:
     hops = (team_path(type(obj)) or "").split("__")
     if "agent" not in hops:
         return None
-    current: Any = obj
+    current: Any = obj  # Any: each hop's related row, read by getattr
     for hop in hops[: hops.index("agent") + 1]:
         current = getattr(current, hop, None)
         if current is None:
@@ -81,6 +82,7 @@ def audited_fields(model: type[models.Model], names: list[str] | None = None) ->
     return fields if names is None else [n for n in names if n in fields]
 
 
+# Any: values() rows (Any in django-stubs), keyed by primary key.
 def _rows(qs: QuerySet, fields: list[str]) -> dict[Any, dict[str, Any]]:
     """`fields` of each row, by primary key."""
     pk = qs.model._meta.pk.name
@@ -137,7 +139,7 @@ class AuditedMixin(_AuditedBase):
         request: HttpRequest,
         obj: models.Model,
         verb: str,
-        before: dict[str, Any] | None = None,
+        before: dict[str, Any] | None = None,  # Any: JSON snapshots (json_safe)
         after: dict[str, Any] | None = None,
     ) -> None:
         # An agent's events go with it: the event of deleting an agent belongs to no agent.

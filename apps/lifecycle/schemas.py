@@ -12,6 +12,7 @@ from apps.conversations.schemas import MarkerOut, SessionOut
 from apps.core.pagination import PageQuery
 from apps.core.schemas import Input
 from apps.lifecycle.models import Run
+from apps.lifecycle.services.reset import ResetOutcome
 
 RunKindName = Literal["summary", "consolidate", "compact", "flush", "extract", "compress"]
 RunStatusName = Literal["ok", "fallback", "failed", "timeout", "skipped"]
@@ -59,7 +60,7 @@ class RunOut(Owned):
     first_message_at: datetime | None
     last_message_at: datetime | None
     message_count: int
-    details: dict[str, Any]
+    details: dict[str, Any]  # Any: Run.details, a JSONField's value
     created_at: datetime
 
 
@@ -103,7 +104,7 @@ class ResetOut(Schema):
     )
 
     @staticmethod
-    def resolve_archive(obj: Any) -> str | None:  # from a services.ResetOutcome
+    def resolve_archive(obj: ResetOutcome) -> str | None:
         return obj.archive_name
 
 

@@ -4,7 +4,7 @@ a fallback after a timeout or an error is still a warning."""
 import pytest
 
 from apps.lifecycle.models import Run
-from apps.lifecycle.services.runs import run_record
+from apps.lifecycle.services.run_log import run_record
 from tests.lifecycle.helpers import add
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import pytest
 
 from apps.agents.models import AuditEvent
 from apps.lifecycle.models import Run
-from apps.lifecycle.services.runs import run_record
+from apps.lifecycle.services.run_log import run_record
 from tests.lifecycle.helpers import T0, add
 
 pytestmark = pytest.mark.django_db

@@ -16,7 +16,7 @@ from apps.facts.services import fact_save
 from apps.learnings.models import Learning
 from apps.learnings.services import learning_create
 from apps.lifecycle.models import HistoryEntry, Run
-from apps.lifecycle.services.runs import run_record
+from apps.lifecycle.services.run_log import run_record
 from tests.factories import MessageFactory, SessionFactory
 
 ALICE = "telegram:42"

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from apps.agents.config import AgentConfig
 from apps.conversations.models import Message
 from apps.lifecycle.models import Trigger
-from apps.lifecycle.services.common import remaining
 from apps.lifecycle.services.leases import lease_ttl
 from apps.lifecycle.services.prompts import format_message
+from apps.lifecycle.services.step_parts import remaining
 from apps.providers.llm import ChatMessage
 from apps.providers.llm.budget import (
     background_timeout,

@@ -27,13 +27,13 @@ from apps.entries.services import archive_name_free, entry_archive_add
 from apps.lifecycle.models import Run, RunKind, Trigger
 from apps.lifecycle.services import boundaries
 from apps.lifecycle.services.calls import ARCHIVE_SCHEMA, call_seconds, output_tokens
-from apps.lifecycle.services.common import RunLog, Skip, Superseded
 from apps.lifecycle.services.echo import Instructions
 from apps.lifecycle.services.extractive import extractive_digest, extractive_lines
 from apps.lifecycle.services.flush import session_flush
 from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import archive_prompt
 from apps.lifecycle.services.step import LeaseTerms, LifecycleStep, Recorder, run_once
+from apps.lifecycle.services.step_parts import RunLog, Skip, Superseded
 from apps.lifecycle.services.summary import session_summarize
 from apps.providers.llm.budget import messages_tokens, prompt_budget
 from apps.providers.llm.jsonparse import parse_llm_json_tiered

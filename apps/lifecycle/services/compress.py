@@ -28,12 +28,12 @@ from apps.lifecycle.services.calls import (
     compression_tokens,
     fit_prompt,
 )
-from apps.lifecycle.services.common import RunLog, Skip
 from apps.lifecycle.services.echo import Instructions
 from apps.lifecycle.services.leases import agent_lease
 from apps.lifecycle.services.llm import Answer, ask
-from apps.lifecycle.services.runs import fallback_reason
+from apps.lifecycle.services.run_log import fallback_reason
 from apps.lifecycle.services.step import LeaseTerms, run_leased
+from apps.lifecycle.services.step_parts import RunLog, Skip
 from apps.providers.llm import ChatMessage
 from apps.providers.llm.jsonparse import parse_llm_json_tiered
 

@@ -27,7 +27,6 @@ from apps.lifecycle.services.calls import (
     is_background,
     output_tokens,
 )
-from apps.lifecycle.services.common import RunLog, take_chunk
 from apps.lifecycle.services.daylog import daily_log_append, first_line
 from apps.lifecycle.services.echo import Instructions
 from apps.lifecycle.services.extractive import (
@@ -39,8 +38,9 @@ from apps.lifecycle.services.extractive import (
 from apps.lifecycle.services.leases import agent_lease
 from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import consolidation_prompt
-from apps.lifecycle.services.runs import ECHOED
+from apps.lifecycle.services.run_log import ECHOED
 from apps.lifecycle.services.step import LeaseTerms, LifecycleStep, run_chunks, run_step
+from apps.lifecycle.services.step_parts import RunLog, take_chunk
 from apps.providers.llm.jsonparse import parse_llm_json_tiered
 from apps.search.embedding import schedule_embedding
 

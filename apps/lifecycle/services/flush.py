@@ -35,13 +35,13 @@ from apps.lifecycle.services.calls import (
     fit_prompt,
     output_tokens,
 )
-from apps.lifecycle.services.common import RunLog, Superseded, take_chunk
 from apps.lifecycle.services.echo import Instructions
 from apps.lifecycle.services.extractive import heuristic_facts
 from apps.lifecycle.services.leases import agent_lease
 from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import extraction_prompt
 from apps.lifecycle.services.step import LeaseTerms, LifecycleStep, run_chunks
+from apps.lifecycle.services.step_parts import RunLog, Superseded, take_chunk
 from apps.providers.llm.jsonparse import extract_all, parse_llm_json_tiered
 
 

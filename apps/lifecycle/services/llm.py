@@ -92,7 +92,7 @@ def ask(
     messages: list[ChatMessage],
     *,
     timeout: float,
-    schema: dict[str, Any] | None = None,
+    schema: dict[str, Any] | None = None,  # Any: a JSON schema's values
     schema_name: str = "answer",
     max_tokens: int | None = None,
 ) -> Answer:

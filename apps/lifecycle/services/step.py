@@ -19,7 +19,6 @@ from django.db import transaction
 from apps.conversations.models import Message, Session
 from apps.lifecycle.models import APPLIED, Run, RunStatus
 from apps.lifecycle.services.calls import run_lease_ttl
-from apps.lifecycle.services.common import RunLog, Skip, Superseded, expired, lock_session
 from apps.lifecycle.services.leases import (
     Held,
     lease_acquire,
@@ -28,7 +27,8 @@ from apps.lifecycle.services.leases import (
     lease_wait,
 )
 from apps.lifecycle.services.llm import TIMEOUT, Answer
-from apps.lifecycle.services.runs import MessageRange, fallback_reason, range_key, run_applied
+from apps.lifecycle.services.run_log import MessageRange, fallback_reason, range_key, run_applied
+from apps.lifecycle.services.step_parts import RunLog, Skip, Superseded, expired, lock_session
 from apps.providers.guard import check_outside_transaction
 
 # The reasons after which the model is not asked again for the next chunk now: the next

@@ -25,14 +25,14 @@ from apps.lifecycle.services.calls import (
     fit_prompt,
     output_tokens,
 )
-from apps.lifecycle.services.common import RunLog, Superseded, take_chunk
 from apps.lifecycle.services.daylog import daily_log_append, first_sentence
 from apps.lifecycle.services.echo import Instructions
 from apps.lifecycle.services.extractive import extractive_summary
 from apps.lifecycle.services.llm import NO_LLM, Answer, ask, llm_configured
 from apps.lifecycle.services.prompts import summary_prompt
-from apps.lifecycle.services.runs import ECHOED
+from apps.lifecycle.services.run_log import ECHOED
 from apps.lifecycle.services.step import LeaseTerms, LifecycleStep, Recorder, run_chunks
+from apps.lifecycle.services.step_parts import RunLog, Superseded, take_chunk
 from apps.providers.llm.jsonparse import parse_llm_json_tiered
 from apps.providers.tokens import count_tokens
 

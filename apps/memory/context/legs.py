@@ -2,8 +2,8 @@
 leg over the agent's whole history."""
 
 from datetime import date
-from typing import Any
 
+import numpy as np
 from django.conf import settings
 
 from apps.agents.config import MAX_K, AgentConfig
@@ -50,7 +50,7 @@ def salience(request: ContextRequest) -> list[Message]:
     )
 
 
-def query_vector(request: ContextRequest) -> tuple[Any, str]:
+def query_vector(request: ContextRequest) -> tuple[np.ndarray | None, str]:
     """The query's embedding, computed once per call (facts and messages share it); or None
     and why, when the embedder fails."""
     assert request.query is not None  # its callers embed only a given query

@@ -27,6 +27,7 @@ ERASED = {"erased": True}
 ERASING_APPS = ("conversations", "facts", "entries", "learnings", "lifecycle")
 # The keys of a snapshot that name the session a row came from.
 LINKS = ("session", "session_id", "session_key")
+# The salt keeps the module's old name: the recorded erasures' hashes were made under it.
 _SALT = "memoryhub.lifecycle.user_erase"
 _CONTENT = Q(before__isnull=False) | Q(after__isnull=False)
 
@@ -130,6 +131,7 @@ def _unlink(agent: Agent, sessions: dict[str, str]) -> int:
     return changed
 
 
+# Any: an audit snapshot is a JSONField's value (Any in django-stubs).
 def _unlinked(snapshot: Any, names: set[str]) -> Any:
     if not isinstance(snapshot, dict):
         return snapshot

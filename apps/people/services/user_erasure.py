@@ -14,9 +14,10 @@ they came from one of the user's sessions (they hold its words), and archives wh
 were made for one (compaction and reset name the session). A fact or learning written in the
 user's session with scope "agent" is the agent's, and stays, without the session.
 
-It lives here, not in apps.memory, because the runs and history are the lifecycle's and
-because the review pages (which may not import apps.memory) erase too. Each memory app
-deletes its own rows (`<app>_erase_user`). One audit event holds the counts and a keyed
+It lives in apps.people, above the lifecycle (whose runs and history it deletes) and below
+the composition, so that the API, the review pages (which may not import apps.memory) and
+`manage.py erase_user` all erase alike. Each memory app deletes its own rows
+(`<app>_erase_user`). One audit event holds the counts and a keyed
 hash of the user (`user_hmac`), not their name, and nothing of what was erased.
 """
 

@@ -11,7 +11,7 @@ from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.conversations.models import Session
 from apps.lifecycle.models import Run, RunStatus, Trigger
-from apps.lifecycle.services.runs import run_record
+from apps.lifecycle.services.run_log import run_record
 
 # Page size when walking a session's messages to cut a chunk.
 PAGE = 500
@@ -83,6 +83,7 @@ class RunLog:
     kind: str
     trigger: str
 
+    # Any: Run's other fields, passed on to run_record, which types each.
     def record(self, *, status: str, **fields: Any) -> Run:
         """One Run row of this agent, session, kind and trigger (runs.run_record)."""
         return run_record(
