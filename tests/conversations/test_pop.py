@@ -13,8 +13,8 @@ from apps.conversations.services import message_pop
 from apps.lifecycle.models import HistoryEntry, Run
 from apps.search.backends.base import vec_table
 from apps.search.corpora import get_corpus
-from tests.lifecycle.erasure_probe import side_tables
 from tests.lifecycle.helpers import add, use_llm
+from tests.people.erasure_probe import side_tables
 from tests.support.llm_server import Completion, Reply
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from apps.agents.models import AuditEvent
 from apps.conversations.models import Message, Session
-from tests.lifecycle.erasure_seed import Owner, seed
+from tests.people.erasure_seed import Owner, seed
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +40,7 @@ def test_the_page_counts_what_would_be_erased_and_deletes_nothing(editor_client,
     assert "Erase user <code>telegram:42</code>" in page
     # The header names the person logged in (the end user's name is not `user` here).
     assert '<a href="/accounts/password_change/">eddie</a>' in page
-    # The seed of tests/lifecycle/test_erase_user.py, less what after-commit tasks add there
+    # The seed of tests/people/test_user_erasure.py, less what after-commit tasks add there
     # (this test's transaction never commits).
     assert response.context["counts"] == [
         ("sessions", 2),

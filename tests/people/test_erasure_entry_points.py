@@ -20,7 +20,7 @@ from apps.lifecycle.models import HistoryEntry, Run
 from apps.people.selectors import user_erasures
 from apps.people.services import Actor, erasure_vacuum, user_erase
 from apps.people.services.erasure_audit import user_hmac
-from tests.lifecycle.erasure_seed import Owner, seed
+from tests.people.erasure_seed import Owner, seed
 
 pytestmark = pytest.mark.django_db
 

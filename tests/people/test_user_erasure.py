@@ -19,14 +19,14 @@ from apps.facts.models import Fact
 from apps.people.selectors import user_erasure_counts, user_erasures
 from apps.people.services.erasure_audit import user_hmac
 from apps.search.backends.base import fts_table
-from tests.lifecycle import erasure_probe as probe
-from tests.lifecycle.erasure_seed import Owner, seed
+from tests.people import erasure_probe as probe
+from tests.people.erasure_seed import Owner, seed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ERASED = "telegram:42"
 KEPT = "mail:bob@example.com"
-# What the seed makes for one user (tests/lifecycle/erasure_seed.py).
+# What the seed makes for one user (tests/people/erasure_seed.py).
 SEEDED = {
     "sessions": 2,
     "messages": 8 + 6,
