@@ -128,7 +128,8 @@ def test_a_session_timeline_shows_its_compact_marker_linking_to_the_archive(
     assert browser.path == f"{PAGE}/entries/{archive.pk}/?raw=1"
     content = browser.one("pre.entry-content").text
     assert content.startswith("# Archive of session chat-1: ")
-    # Without a model the archive is the salient sentences (apps/lifecycle/services/salience.py)
+    # Without a model the archive is the salient sentences
+    # (apps/lifecycle/services/sentence_salience.py).
     assert "user: turn 06 about the berlin deploy" in content
 
 
