@@ -14,8 +14,8 @@ from apps.conversations.selectors import session_get
 from apps.conversations.services import AppendResult, NewMessage, messages_append
 from apps.entries import names
 from apps.entries.archive import Readable
-from apps.entries.services import entry_append
-from apps.entries.workspace import ImportResult, workspace_export, workspace_read, workspace_write
+from apps.entries.selectors import workspace_export, workspace_read
+from apps.entries.services import ImportResult, entry_append, workspace_write
 from apps.facts.models import FactStatus
 from apps.facts.services import RecallResult, SaveResult, fact_prepare, fact_write, facts_recall
 from apps.learnings.selectors import Hint
