@@ -10,7 +10,7 @@ from apps.agents.users import EVERYONE, Audience
 from apps.core.errors import NotFound
 from apps.core.pagination import Page, id_paginate
 from apps.facts.models import Category, Fact, FactStatus, FactVersion
-from apps.facts.vectors import unit
+from apps.facts.unit_vectors import unit
 from apps.providers.embeddings import vector_label
 from apps.search.legs import keyword_search, vector_search
 from apps.search.ranking import Hit, rrf

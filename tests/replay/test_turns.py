@@ -3,7 +3,7 @@ turns included (some model servers number calls per turn)."""
 
 from types import SimpleNamespace
 
-from apps.conversations.turns import answers, call_ids, open_results, widen_to_calls
+from apps.conversations.tool_call_pairs import answers, call_ids, open_results, widen_to_calls
 
 
 def msg(role, calls=None, answers=None, label=""):

@@ -19,7 +19,7 @@ from apps.conversations.selectors.session_lookup import (
     session_meta,
     session_summary,
 )
-from apps.conversations.turns import open_results, widen_to_calls
+from apps.conversations.tool_call_pairs import open_results, widen_to_calls
 
 # Hot messages read back, past working memory, for the call of a result the window opens on.
 TURN_LOOKBACK = 64
@@ -66,7 +66,8 @@ def window_messages(*, session: Session, limit: int) -> list[Message]:
     """The newest `limit` hot messages, oldest first; with window_includes_unsummarised,
     reaching back without a gap over the messages that left seed 000's window and that the
     summary does not cover yet (docs/lifecycle.md, "Window and summary"); and back to the
-    call of any tool result it would start with (turns.py), so it never opens on an orphan."""
+    call of any tool result it would start with (tool_call_pairs.py), so it never opens on
+    an orphan."""
     messages, pool, full = _window(session, limit)
     return _with_calls(session, messages, pool, full)
 

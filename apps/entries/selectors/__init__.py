@@ -1,5 +1,5 @@
 """The reads of entries. Modules: entry_lookup (by name or alias, pages, searches),
-workspace_export (the workspace archive written), workspace_read (an uploaded archive read
+workspace_packing (the workspace archive written), workspace_unpacking (an uploaded archive read
 and checked). Import from this package."""
 
 from apps.entries.selectors.entry_lookup import (
@@ -15,8 +15,12 @@ from apps.entries.selectors.entry_lookup import (
     entries_visible,
     entry_get,
 )
-from apps.entries.selectors.workspace_export import FORMAT, MANIFEST, VERSION, workspace_export
-from apps.entries.selectors.workspace_read import WorkspaceArchive, WorkspaceItem, workspace_read
+from apps.entries.selectors.workspace_packing import FORMAT, MANIFEST, VERSION, workspace_export
+from apps.entries.selectors.workspace_unpacking import (
+    WorkspaceArchive,
+    WorkspaceItem,
+    workspace_read,
+)
 
 __all__ = [
     "FORMAT",

@@ -1,5 +1,5 @@
 """The one write path for entries (seed 003). Modules: entry_writes (Add, Rename, Alias,
-Write, Remove, archives), workspace_import (an uploaded workspace written), entry_erasure (a
+Write, Remove, archives), workspace_restore (an uploaded workspace written), entry_erasure (a
 user's entries). Import from this package."""
 
 from apps.entries.services.entry_erasure import entries_erase_user
@@ -18,7 +18,7 @@ from apps.entries.services.entry_writes import (
     entry_set_content,
     entry_write,
 )
-from apps.entries.services.workspace_import import ImportResult, workspace_import, workspace_write
+from apps.entries.services.workspace_restore import ImportResult, workspace_import, workspace_write
 
 __all__ = [
     "ImportResult",

@@ -12,8 +12,8 @@ from apps.core.errors import InvalidInput, NotFound
 from apps.core.replicas import on_replica
 from apps.facts import selectors
 from apps.facts.models import Category, Fact, FactStatus
-from apps.facts.services.salience import fact_salience, facts_touch
-from apps.facts.services.validation import clean_category
+from apps.facts.services.fact_validation import clean_category
+from apps.facts.services.salience_update import fact_salience, facts_touch
 from apps.providers.embeddings import EmbeddingError, embed_query
 
 

@@ -31,13 +31,13 @@ from apps.facts.services.categories import (
     category_get_or_create,
     category_vectors,
 )
-from apps.facts.services.salience import fact_reinforce, lock_facts
-from apps.facts.services.validation import (
+from apps.facts.services.fact_validation import (
     clean_category,
     clean_importance,
     clean_key,
     clean_value,
 )
+from apps.facts.services.salience_update import fact_reinforce, lock_facts
 from apps.facts.services.versions import add_version, change_value, fact_insert
 from apps.search.embedding import Embedding, embed_text
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from apps.conversations.models import Message
 from apps.conversations.selectors import after
-from apps.conversations.turns import answers, call_ids
+from apps.conversations.tool_call_pairs import answers, call_ids
 from apps.memory.context.types import Candidate, ContextRequest
 
 # Tool-calling assistant messages read back for the call a result answers.

@@ -1,5 +1,5 @@
-"""Reading an uploaded workspace archive (selectors/workspace_export.py's format); writes
-nothing (services/workspace_import.py writes what it read).
+"""Reading an uploaded workspace archive (selectors/workspace_packing.py's format); writes
+nothing (services/workspace_restore.py writes what it read).
 
 The archive streams within the agent's import limits (apps.entries.archive); members are
 read in memory only (nothing touches the disk); links, devices and unsafe paths are
@@ -20,7 +20,7 @@ from apps.core.errors import InvalidInput
 from apps.entries import names
 from apps.entries.archive import ArchiveLimits, Readable, check_declared_size, read_members
 from apps.entries.models import Kind
-from apps.entries.selectors.workspace_export import FORMAT, MANIFEST, VERSION
+from apps.entries.selectors.workspace_packing import FORMAT, MANIFEST, VERSION
 
 
 @dataclass(frozen=True)

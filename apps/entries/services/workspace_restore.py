@@ -1,4 +1,4 @@
-"""Workspace import: a read archive (selectors/workspace_read.py) written as the agent's own
+"""Workspace import: a read archive (selectors/workspace_unpacking.py) written as the agent's own
 entries, all or nothing; existing entries are overwritten only with `force`.
 """
 
@@ -14,7 +14,11 @@ from apps.core.errors import Conflict
 from apps.entries import names
 from apps.entries.archive import Readable
 from apps.entries.models import Action, Entry, EntryAlias
-from apps.entries.selectors.workspace_read import WorkspaceArchive, WorkspaceItem, workspace_read
+from apps.entries.selectors.workspace_unpacking import (
+    WorkspaceArchive,
+    WorkspaceItem,
+    workspace_read,
+)
 from apps.entries.services.entry_writes import entry_change_record, entry_set_content
 from apps.providers.tokens import count_tokens_batch
 
