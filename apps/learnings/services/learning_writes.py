@@ -24,8 +24,8 @@ from apps.learnings.models import (
     LearningStatus,
     Outcome,
 )
-from apps.learnings.services.details import Origin, detail_keep
-from apps.learnings.services.errors import AGENT_ORIGIN, MAX_TOOL_CHARS, normalize_error
+from apps.learnings.services.error_details import Origin, detail_keep
+from apps.learnings.services.error_records import AGENT_ORIGIN, MAX_TOOL_CHARS, normalize_error
 
 # A captured failure's learning is one line in get_context: each part of it is bounded.
 MAX_ERROR_CHARS = 300

@@ -21,7 +21,7 @@ from apps.agents.models import Agent
 from apps.core.errors import InvalidInput, NotFound, PayloadTooLarge
 from apps.core.validation import check_json_limits, check_parsed, clean_text
 from apps.learnings.models import ErrorRecord, Outcome
-from apps.learnings.services.details import Origin, detail_keep, detail_update
+from apps.learnings.services.error_details import Origin, detail_keep, detail_update
 from apps.search.embedding import schedule_embedding
 
 AGENT_ORIGIN = Origin()  # the agent's own failure: pattern rules only, no detail
