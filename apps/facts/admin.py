@@ -1,5 +1,6 @@
+from django import forms
 from django.contrib import admin, messages
-from django.db.models import QuerySet
+from django.db.models import Field, QuerySet
 from django.http import HttpRequest
 
 from apps.agents.scoping import USER_LIST_FILTER, TeamScopedAdmin, TeamScopedTabularInline
@@ -18,14 +19,22 @@ class FactVersionInline(TeamScopedTabularInline):
     fields = ("number", "changed_at", "changed_by", "reason", "old_value", "new_value")
     readonly_fields = fields
 
-    def has_add_permission(self, request, obj=None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Fact | None = None) -> bool:
         return False
 
 
 class CategoryFilter(admin.AllValuesFieldListFilter):
     """The category names of the facts listed, titled "category" (not the field's "name")."""
 
-    def __init__(self, field, request, params, model, model_admin, field_path):
+    def __init__(
+        self,
+        field: Field,
+        request: HttpRequest,
+        params: dict[str, list[str]],
+        model: type[Fact],
+        model_admin: "admin.ModelAdmin[Fact]",
+        field_path: str,
+    ) -> None:
         super().__init__(field, request, params, model, model_admin, field_path)
         self.title = "category"
 
@@ -115,10 +124,12 @@ class FactAdmin(TeamScopedAdmin):
     def short_value(self, obj: Fact) -> str:
         return obj.value[:80]
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # facts are saved through memory_save / the API, with dedup
 
-    def save_model(self, request, obj, form, change):
+    def save_model(
+        self, request: HttpRequest, obj: Fact, form: "forms.ModelForm[Fact]", change: bool
+    ) -> None:
         # Edits go through the service so every change records a version. The admin holds a
         # transaction around the whole view, so the new value is embedded after commit.
         original = Fact.objects.get(pk=obj.pk)

@@ -23,10 +23,14 @@ class ExpiringFilter(admin.SimpleListFilter):
     title = "expires"
     parameter_name = "expires"
 
-    def lookups(self, request, model_admin):
+    def lookups(
+        self, request: HttpRequest, model_admin: "admin.ModelAdmin[ErrorRecord]"
+    ) -> list[tuple[str, str]]:
         return [("7d", "within 7 days"), ("later", "later")]
 
-    def queryset(self, request, queryset):
+    def queryset(
+        self, request: HttpRequest, queryset: QuerySet[ErrorRecord]
+    ) -> QuerySet[ErrorRecord]:
         soon = timezone.now() + timedelta(days=7)
         if self.value() == "7d":
             return queryset.filter(expires_at__lte=soon)
@@ -110,7 +114,13 @@ class ErrorRecordAdmin(TeamScopedAdmin):
                 promoted += 1
         self.message_user(request, f"{promoted} record(s) promoted (resolved or failed only).")
 
-    def save_model(self, request, obj, form, change):
+    def save_model(
+        self,
+        request: HttpRequest,
+        obj: ErrorRecord,
+        form: "forms.ModelForm[ErrorRecord]",
+        change: bool,
+    ) -> None:
         services.error_record_update(
             record=obj, outcome=obj.outcome, strategy=obj.strategy, resolution=obj.resolution
         )
@@ -169,10 +179,18 @@ class LearningAdmin(TeamScopedAdmin):
         )
         self.message_user(request, f"{done} learning(s) archived.")
 
-    def save_model(self, request, obj, form, change):
-        fields = {"content": obj.content, "kind": obj.kind, "status": obj.status}
+    def save_model(
+        self, request: HttpRequest, obj: Learning, form: "forms.ModelForm[Learning]", change: bool
+    ) -> None:
+        content, kind, status = obj.content, obj.kind, obj.status
         if change:
-            services.learning_update(learning=obj, **fields)
+            services.learning_update(learning=obj, content=content, kind=kind, status=status)
             return
-        created = services.learning_create(agent=obj.agent, source=LearningSource.ADMIN, **fields)
+        created = services.learning_create(
+            agent=obj.agent,
+            source=LearningSource.ADMIN,
+            content=content,
+            kind=kind,
+            status=status,
+        )
         obj.pk = created.pk

@@ -5,11 +5,11 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
+from pydantic import JsonValue
 
 from apps.agents.config import AgentConfig
 from apps.agents.models import Agent
@@ -30,10 +30,10 @@ class NewMessage:
     name: str = ""
     tool_call_id: str | None = None
     tool_name: str | None = None
-    tool_calls: list[Any] | None = None
+    tool_calls: list[JsonValue] | None = None
     created_at: datetime | None = None
     importance: float | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, JsonValue] = field(default_factory=dict)
     idempotency_key: str | None = None
     is_error: bool = False  # a tool message reporting its call failed
 
@@ -46,7 +46,7 @@ class AppendResult:
     created_ids: frozenset = frozenset()  # the rows this append stored (not deduplicated)
 
 
-def message_bytes(content: str | None, tool_calls: list | None) -> int:
+def message_bytes(content: str | None, tool_calls: list[JsonValue] | None) -> int:
     """A message's size for seed 000's max_history_bytes: its content and tool calls."""
     size = len((content or "").encode("utf-8"))
     if tool_calls:

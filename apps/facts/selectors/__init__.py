@@ -3,6 +3,7 @@ counts), fact_relevance (nearest, keyword, relevant, salient), merge_candidates 
 queue's merge offers). Import from this package."""
 
 from apps.facts.selectors.fact_lookup import (
+    VECTORS,
     Chain,
     fact_chain,
     fact_counts,
@@ -31,6 +32,7 @@ from apps.facts.selectors.merge_candidates import (
 )
 
 __all__ = [
+    "VECTORS",
     "Chain",
     "MergeCandidate",
     "categories_nearest",

@@ -19,10 +19,12 @@ def categories_nearest(
 
     An agent has tens of categories, so they are compared in numpy in one pass.
     """
-    cats = list(Category.objects.filter(agent=agent, embedding__isnull=False))
-    if not cats:
+    found = Category.objects.filter(agent=agent, embedding__isnull=False)
+    rows = [(c, c.embedding) for c in found if c.embedding is not None]  # as the query says
+    if not rows:
         return []
-    matrix = np.stack([unit(c.embedding) for c in cats])
+    cats = [c for c, _ in rows]
+    matrix = np.stack([unit(v) for _, v in rows])
     sims = matrix @ unit(vector)
     order = sorted(range(len(cats)), key=lambda i: (-float(sims[i]), cats[i].name))
     return [(cats[i], float(sims[i])) for i in order if float(sims[i]) >= threshold][:limit]

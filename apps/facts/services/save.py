@@ -14,7 +14,7 @@ editor approves, edits, rejects or merges.
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Required, TypedDict, Unpack
 
 from django.db import transaction
 from django.db.models import QuerySet
@@ -70,6 +70,20 @@ class FactDraft:
     pending: bool = False  # waits for review: see the module docstring for its dedup
 
 
+class FactSaveArgs(TypedDict, total=False):
+    """fact_prepare's arguments, for fact_save to pass on."""
+
+    agent: Required[Agent]
+    content: Required[str]
+    category: str | None
+    key: str | None
+    importance: float | None
+    source: str
+    session_id: uuid.UUID | None
+    pending: bool
+    user: str
+
+
 def fact_prepare(
     *,
     agent: Agent,
@@ -111,7 +125,7 @@ def fact_prepare(
     )
 
 
-def fact_save(**kwargs: Any) -> SaveResult:
+def fact_save(**kwargs: Unpack[FactSaveArgs]) -> SaveResult:
     """Save a fact with dedup on write (seed 001's memory_save, structured half).
 
     Same key in the category: the value is updated (a new version). Same normalised value,

@@ -10,18 +10,18 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
 
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from pydantic import JsonValue
 
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.core.errors import InvalidInput, NotFound, PayloadTooLarge
 from apps.core.validation import check_json_limits, check_parsed, clean_text
 from apps.learnings.models import ErrorRecord, Outcome
-from apps.learnings.services.error_details import Origin, detail_keep, detail_update
+from apps.learnings.services.error_details import Origin, RawText, detail_keep, detail_update
 from apps.search.embedding import schedule_embedding
 
 AGENT_ORIGIN = Origin()  # the agent's own failure: pattern rules only, no detail
@@ -47,7 +47,7 @@ def expiry(agent: Agent, now: datetime) -> datetime:
     return now + timedelta(days=agent.config.error_memory_ttl_days)
 
 
-def clean_json(value: Any, *, loc: list) -> dict:
+def clean_json(value: object, *, loc: list[str | int]) -> dict[str, JsonValue]:
     """A JSON object within the free-form limits (check_json_limits) that PostgreSQL can
     store (check_parsed: no NUL, lone surrogate or non-finite number); InvalidInput or
     PayloadTooLarge naming `loc` otherwise."""
@@ -63,7 +63,7 @@ def clean_json(value: Any, *, loc: list) -> dict:
     return value
 
 
-def _captured_json(value: Any) -> dict:
+def _captured_json(value: object) -> dict[str, JsonValue]:
     """`value` if clean_json accepts it, else a note of what was dropped (capture must not
     fail an append that is already stored)."""
     try:
@@ -104,7 +104,7 @@ def _hit(record: ErrorRecord, agent: Agent, now: datetime) -> ErrorRecord:
     return record
 
 
-def _insert(agent: Agent, now: datetime, **fields: Any) -> ErrorRecord:
+def _insert(agent: Agent, now: datetime, **fields: object) -> ErrorRecord:
     """A new record living a TTL from now, embedded after commit."""
     record = ErrorRecord.objects.create(
         agent=agent, expires_at=expiry(agent, now), created_at=now, updated_at=now, **fields
@@ -158,7 +158,7 @@ def error_record_create(
     text is the origin user's ErrorDetail). The same tool, error and strategy again (once
     de-identified) is one record: its outcome and resolution are updated and it counts a
     hit. Returns (record, created); InvalidInput or PayloadTooLarge name a bad field."""
-    raw: dict[str, Any] = {
+    raw: RawText = {
         "error": _text(error, "error", required=True),
         "strategy": _text(strategy, "strategy"),
         "resolution": _text(resolution, "resolution"),
@@ -184,8 +184,8 @@ def error_capture(
     agent: Agent,
     tool_name: str,
     error: str,
-    arguments: Any = None,
-    context: Any = None,
+    arguments: object = None,
+    context: object = None,
     request: str = "",
     origin: Origin = AGENT_ORIGIN,
 ) -> tuple[ErrorRecord, bool]:
@@ -221,7 +221,12 @@ def error_capture(
                 arguments=scrub.value(arguments),
                 context=scrub.value(context),
             )
-        raw = {"error": error, "arguments": arguments, "context": context, "request": request}
+        raw: RawText = {
+            "error": error,
+            "arguments": arguments,
+            "context": context,
+            "request": request,
+        }
         detail_keep(agent=agent, origin=origin, record=record, **raw)
     return record, created
 

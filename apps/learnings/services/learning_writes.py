@@ -5,7 +5,6 @@ import json
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from django.db import models, transaction
 from django.db.models import F
@@ -108,7 +107,7 @@ class Failure:
 
     tool_name: str
     error: str
-    arguments: Any = None
+    arguments: object = None  # as the call sent them: parsed JSON, or the raw text
     request: str = ""
 
 
