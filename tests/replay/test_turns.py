@@ -1,4 +1,4 @@
-"""Pairing tool results with their calls (apps/conversations/turns.py), ids reused across
+"""Pairing tool results with their calls (apps/conversations/tool_call_pairs.py), ids reused across
 turns included (some model servers number calls per turn)."""
 
 from types import SimpleNamespace

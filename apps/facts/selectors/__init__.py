@@ -1,5 +1,5 @@
 """The reads of facts and categories. Modules: fact_lookup (by id, pages, versions, chains,
-counts), fact_relevance (nearest, keyword, relevant, salient), merge_candidates (the review
+counts), fact_relevance (found by vector or text, relevant, salient), merge_candidates (the review
 queue's merge offers). Import from this package."""
 
 from apps.facts.selectors.fact_lookup import (
@@ -20,8 +20,7 @@ from apps.facts.selectors.fact_lookup import (
 )
 from apps.facts.selectors.fact_relevance import (
     categories_nearest,
-    facts_keyword,
-    facts_nearest,
+    facts_found,
     facts_relevant,
     facts_salient,
 )
@@ -42,10 +41,9 @@ __all__ = [
     "fact_versions",
     "facts_by_category",
     "facts_current",
-    "facts_keyword",
+    "facts_found",
     "facts_merge_candidates",
     "facts_merge_scope",
-    "facts_nearest",
     "facts_of_user",
     "facts_owned",
     "facts_page",

@@ -52,33 +52,24 @@ def _load(agent: Agent, hits: list) -> list[tuple[Fact, float]]:
     return [(facts[h.object_id], float(h.score)) for h in hits if h.object_id in facts]
 
 
-def facts_nearest(
+def facts_found(
     *,
     agent: Agent,
-    vector: np.ndarray,
     category_ids: list[int] | None,
     k: int,
     audience: Audience,
+    vector: np.ndarray | None = None,
+    query: str = "",
     owner: str | None = None,
 ) -> list[tuple[Fact, float]]:
-    """Current facts `audience` sees (or `owner`'s alone) by cosine similarity to `vector`,
-    best first (the "facts" corpus)."""
+    """Current facts `audience` sees (or `owner`'s alone), best first (the "facts" corpus):
+    by cosine similarity to `vector` when there is one, else by BM25 of `query` over key +
+    value."""
     scope = _current(agent, category_ids, audience, owner)
-    hits = vector_search("facts", agent_id=agent.pk, vector=vector, limit=k, queryset=scope)
-    return _load(agent, hits)
-
-
-def facts_keyword(
-    *,
-    agent: Agent,
-    query: str,
-    category_ids: list[int] | None,
-    k: int,
-    audience: Audience,
-) -> list[tuple[Fact, float]]:
-    """Current facts `audience` sees by BM25 over key + value, best first."""
-    scope = _current(agent, category_ids, audience, None)
-    hits = keyword_search("facts", agent_id=agent.pk, query=query, limit=k, queryset=scope)
+    if vector is not None:
+        hits = vector_search("facts", agent_id=agent.pk, vector=vector, limit=k, queryset=scope)
+    else:
+        hits = keyword_search("facts", agent_id=agent.pk, query=query, limit=k, queryset=scope)
     return _load(agent, hits)
 
 

@@ -175,31 +175,27 @@ def _same_key(draft: FactDraft, cat: Category, now: datetime) -> SaveResult | No
     return SaveResult(_reinforce(existing, draft, now), "updated", None)
 
 
+def _first_same_text(facts: QuerySet[Fact], draft: FactDraft) -> Fact | None:
+    """The oldest of `facts` with the draft's normalised text, row-locked; None if none."""
+    same = facts.filter(normalized=text.normalized_hash(draft.value)).order_by("id").first()
+    if same is not None:
+        lock_facts([same.pk])
+    return same
+
+
 def _same_text(draft: FactDraft, cat: Category, now: datetime) -> SaveResult | None:
-    same = (
-        _current(draft, cat)
-        .filter(normalized=text.normalized_hash(draft.value))
-        .order_by("id")
-        .first()
-    )
+    same = _first_same_text(_current(draft, cat), draft)
     if same is None:
         return None
-    lock_facts([same.pk])
     return SaveResult(_reinforce(same, draft, now), "reinforced", 1.0)
 
 
 def _same_text_anywhere(draft: FactDraft, cat: Category, now: datetime) -> SaveResult | None:
     """A pending draft's only dedup: the same text in any category is reinforced (access
     count and recency; its importance is an editor's to raise), never rewritten."""
-    same = (
-        selectors.facts_owned(agent=draft.agent, user=draft.user)
-        .filter(normalized=text.normalized_hash(draft.value))
-        .order_by("id")
-        .first()
-    )
+    same = _first_same_text(selectors.facts_owned(agent=draft.agent, user=draft.user), draft)
     if same is None:
         return None
-    lock_facts([same.pk])
     fact = fact_reinforce(fact=same, config=draft.agent.config, importance=None, now=now)
     return SaveResult(fact, "reinforced", 1.0)
 
@@ -207,7 +203,7 @@ def _same_text_anywhere(draft: FactDraft, cat: Category, now: datetime) -> SaveR
 def _same_meaning(draft: FactDraft, cat: Category, now: datetime) -> SaveResult | None:
     if draft.emb.vector is None:
         return None
-    near = selectors.facts_nearest(
+    near = selectors.facts_found(
         agent=draft.agent,
         vector=draft.emb.vector,
         category_ids=[cat.pk],
