@@ -45,7 +45,7 @@ def hot_matches(
 
 def hot_matches_query(
     *, agent_id: int, text: str, limit: int, queryset: QuerySet[Message] | None = None
-) -> QuerySet:
+) -> QuerySet[Message, uuid.UUID]:
     """SQLite: hot_matches' query. Its planner starts from the agent's sessions and reads
     each one's messages from the cutoff (a subquery on the session's id) by itself."""
     qs = queryset if queryset is not None else Message.objects.all()

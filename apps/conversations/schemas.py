@@ -217,7 +217,7 @@ def quoted(message: Message) -> dict[str, object]:
 
 
 class ChatSearchMessageOut(QuotedMessage):
-    metadata: dict
+    metadata: JsonOut
 
 
 class ChatSearchHitOut(ChatSearchMessageOut):

@@ -28,7 +28,7 @@ class CategoryFilter(admin.AllValuesFieldListFilter):
 
     def __init__(
         self,
-        field: Field,
+        field: "Field[object, object]",
         request: HttpRequest,
         params: dict[str, list[str]],
         model: type[Fact],
@@ -88,7 +88,7 @@ class FactAdmin(TeamScopedAdmin):
     actions = ["approve", "merge"]
 
     @admin.action(description="Approve (pending facts become active)")
-    def approve(self, request: HttpRequest, queryset: QuerySet) -> None:
+    def approve(self, request: HttpRequest, queryset: QuerySet[Fact]) -> None:
         who = f"admin:{request.user.get_username()}"
         done = sum(
             facts_approve(
@@ -99,7 +99,7 @@ class FactAdmin(TeamScopedAdmin):
         self.message_user(request, f"{done} fact(s) approved.")
 
     @admin.action(description="Merge two duplicates (into the older, keeping both histories)")
-    def merge(self, request: HttpRequest, queryset: QuerySet) -> None:
+    def merge(self, request: HttpRequest, queryset: QuerySet[Fact]) -> None:
         facts = sorted(queryset, key=lambda f: f.pk)
         if len(facts) != 2 or facts[0].agent_id != facts[1].agent_id:
             self.message_user(request, "Select exactly two facts of one agent.", messages.ERROR)

@@ -78,7 +78,7 @@ class ErrorRecordAdmin(TeamScopedAdmin):
     actions = ["mark_resolved", "extend_ttl", "promote"]
     date_hierarchy = "created_at"
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet:
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ErrorRecord]:
         return super().get_queryset(request).defer("embedding").select_related("agent")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -89,7 +89,7 @@ class ErrorRecordAdmin(TeamScopedAdmin):
         return obj.error[:80]
 
     @admin.action(description="Mark resolved, with the resolution above")
-    def mark_resolved(self, request: HttpRequest, queryset: QuerySet) -> None:
+    def mark_resolved(self, request: HttpRequest, queryset: QuerySet[ErrorRecord]) -> None:
         resolution = (request.POST.get("resolution") or "").strip()
         if not resolution:
             self.message_user(request, "Write the resolution first.", messages.ERROR)
@@ -101,12 +101,12 @@ class ErrorRecordAdmin(TeamScopedAdmin):
         self.message_user(request, f"{queryset.count()} record(s) marked resolved.")
 
     @admin.action(description="Extend the TTL (from now)")
-    def extend_ttl(self, request: HttpRequest, queryset: QuerySet) -> None:
+    def extend_ttl(self, request: HttpRequest, queryset: QuerySet[ErrorRecord]) -> None:
         done = services.errors_extend(records=list(queryset))
         self.message_user(request, f"{done} record(s) extended.")
 
     @admin.action(description="Promote to an error learning")
-    def promote(self, request: HttpRequest, queryset: QuerySet) -> None:
+    def promote(self, request: HttpRequest, queryset: QuerySet[ErrorRecord]) -> None:
         promoted = 0
         for record in queryset:
             if record.outcome in (Outcome.RESOLVED, Outcome.FAILED):
@@ -168,12 +168,12 @@ class LearningAdmin(TeamScopedAdmin):
         return obj.content[:100]
 
     @admin.action(description="Approve (make active)")
-    def approve(self, request: HttpRequest, queryset: QuerySet) -> None:
+    def approve(self, request: HttpRequest, queryset: QuerySet[Learning]) -> None:
         done = services.learnings_set_status(learnings=list(queryset), status=LearningStatus.ACTIVE)
         self.message_user(request, f"{done} learning(s) approved.")
 
     @admin.action(description="Archive")
-    def archive(self, request: HttpRequest, queryset: QuerySet) -> None:
+    def archive(self, request: HttpRequest, queryset: QuerySet[Learning]) -> None:
         done = services.learnings_set_status(
             learnings=list(queryset), status=LearningStatus.ARCHIVED
         )

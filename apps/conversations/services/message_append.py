@@ -43,7 +43,8 @@ class AppendResult:
     messages: list[Message]  # in request order; a repeated idempotency key gives the stored row
     created: int
     deduplicated: int
-    created_ids: frozenset = frozenset()  # the rows this append stored (not deduplicated)
+    # The rows this append stored (not deduplicated).
+    created_ids: frozenset[uuid.UUID] = frozenset()
 
 
 def message_bytes(content: str | None, tool_calls: list[JsonValue] | None) -> int:

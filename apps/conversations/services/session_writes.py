@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from pydantic import JsonValue
 
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
@@ -26,7 +27,7 @@ def session_create(
     key: str | None = None,
     user: str | None = None,
     title: str = "",
-    metadata: dict | None = None,
+    metadata: dict[str, JsonValue] | None = None,
 ) -> tuple[Session, bool]:
     """Create a session, or return the agent's existing one with that key (created=False);
     Conflict when that session belongs to another user than `user`."""
@@ -55,7 +56,7 @@ def session_create(
 
 
 def session_update(
-    *, session: Session, title: str | None = None, metadata: dict | None = None
+    *, session: Session, title: str | None = None, metadata: dict[str, JsonValue] | None = None
 ) -> Session:
     """Set the title and/or metadata (None keeps one) in one UPDATE, and on `session`.
     NotFound when the session was removed since it was read (a concurrent delete or

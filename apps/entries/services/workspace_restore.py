@@ -32,7 +32,10 @@ class ImportResult:
 
 
 def _check_names(
-    items: list[WorkspaceItem], existing: dict, alias_owner: dict, force: bool
+    items: list[WorkspaceItem],
+    existing: dict[str, Entry],
+    alias_owner: dict[str, str],
+    force: bool,
 ) -> None:
     """Conflict for a taken name (unless `force`), and even with force for a name owned by
     an entry outside the archive or a path that would nest in one."""
@@ -60,7 +63,9 @@ def _check_names(
             raise Conflict(f"'{item.name}' is a folder of entry '{clash}'")
 
 
-def _write_items(agent: Agent, items: list[WorkspaceItem], existing: dict, changed_by: str) -> int:
+def _write_items(
+    agent: Agent, items: list[WorkspaceItem], existing: dict[str, Entry], changed_by: str
+) -> int:
     """Create or overwrite each entry with its aliases; returns how many were overwritten."""
     now = timezone.now()
     overwritten = 0

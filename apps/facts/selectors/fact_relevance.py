@@ -1,5 +1,7 @@
 """Facts by relevance: nearest by vector, BM25, fused for recall, and most salient."""
 
+from collections.abc import Sequence
+
 import numpy as np
 from django.db.models import QuerySet
 
@@ -9,7 +11,7 @@ from apps.facts.models import Category, Fact
 from apps.facts.selectors.fact_lookup import VECTORS, facts_current, facts_owned, facts_usable
 from apps.facts.unit_vectors import unit
 from apps.search.legs import keyword_search, vector_search
-from apps.search.ranking import rrf
+from apps.search.ranking import FusedHit, Hit, rrf
 
 
 def categories_nearest(
@@ -42,7 +44,7 @@ def _current(
     return qs
 
 
-def _load(agent: Agent, hits: list) -> list[tuple[Fact, float]]:
+def _load(agent: Agent, hits: Sequence[Hit | FusedHit]) -> list[tuple[Fact, float]]:
     facts = (
         Fact.objects.filter(agent=agent)
         .select_related("category")

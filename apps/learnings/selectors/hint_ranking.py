@@ -38,7 +38,9 @@ class Hint:
     similarity: float  # to the failing call's error: 1.0 same normalised text, else cosine
 
 
-def _similarities(agent: Agent, tool_name: str, text: str, qs: QuerySet) -> dict[int, float]:
+def _similarities(
+    agent: Agent, tool_name: str, text: str, qs: QuerySet[ErrorRecord]
+) -> dict[int, float]:
     try:
         hits = vector_search(
             "errors",

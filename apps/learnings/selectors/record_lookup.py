@@ -29,7 +29,7 @@ def _given(**filters: str | None) -> dict[str, str]:
     return {name: value for name, value in filters.items() if value}
 
 
-def _newest_first(qs: QuerySet, *, cursor: str | None, limit: int) -> Page:
+def _newest_first(qs: QuerySet[M], *, cursor: str | None, limit: int) -> Page[M]:
     return keyset_paginate(
         qs, fields=("created_at", "id"), cursor=cursor, limit=limit, descending=True
     )

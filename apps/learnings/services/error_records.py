@@ -10,6 +10,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import TypedDict
 
 from django.db import transaction
 from django.db.models import F
@@ -79,7 +80,7 @@ def _text(value: object, field: str, *, required: bool = False) -> str:
     )
 
 
-def clean_tool(value: object, *, loc: list) -> str:
+def clean_tool(value: object, *, loc: list[str | int]) -> str:
     return clean_text(
         value,
         label="tool_name",
@@ -90,7 +91,7 @@ def clean_tool(value: object, *, loc: list) -> str:
     )
 
 
-def clean_outcome(value: object, *, loc: list) -> str:
+def clean_outcome(value: object, *, loc: list[str | int]) -> str:
     if value not in Outcome.values:
         raise InvalidInput(f"must be one of {', '.join(Outcome.values)}", loc=loc)
     return str(value)
@@ -113,7 +114,20 @@ def _insert(agent: Agent, now: datetime, **fields: object) -> ErrorRecord:
     return record
 
 
-def _remember(agent: Agent, fields: dict, origin: Origin) -> tuple[ErrorRecord, bool]:
+class _Shared(TypedDict):
+    """An error record's fields as every reader sees them (de-identified)."""
+
+    tool_name: str
+    error: str
+    strategy: str
+    resolution: str
+    arguments: dict[str, JsonValue]
+    context: dict[str, JsonValue]
+    normalized: str
+    outcome: str
+
+
+def _remember(agent: Agent, fields: _Shared, origin: Origin) -> tuple[ErrorRecord, bool]:
     """Insert the record, or update and hit the live one with its tool, error and strategy:
     (record, created). `fields` are the shared (de-identified) ones."""
     with transaction.atomic():
@@ -147,8 +161,8 @@ def error_record_create(
     agent: Agent,
     tool_name: str,
     error: str,
-    arguments: dict | None = None,
-    context: dict | None = None,
+    arguments: dict[str, JsonValue] | None = None,
+    context: dict[str, JsonValue] | None = None,
     strategy: str = "",
     outcome: str = Outcome.OPEN,
     resolution: str = "",
@@ -166,11 +180,15 @@ def error_record_create(
         "context": clean_json(context, loc=["body", "context"]),
     }
     scrub = origin.scrubber
-    shared = {name: scrub.value(value) for name, value in raw.items()}
-    fields = {
+    shared_error = scrub.text(raw["error"])
+    fields: _Shared = {
         "tool_name": clean_tool(tool_name, loc=["body", "tool_name"]),
-        **shared,
-        "normalized": error_key(shared["error"]),
+        "error": shared_error,
+        "strategy": scrub.text(raw["strategy"]),
+        "resolution": scrub.text(raw["resolution"]),
+        "arguments": scrub.value(raw["arguments"]),
+        "context": scrub.value(raw["context"]),
+        "normalized": error_key(shared_error),
         "outcome": clean_outcome(outcome, loc=["body", "outcome"]),
     }
     with transaction.atomic():

@@ -32,7 +32,7 @@ MAX_ARGUMENTS_CHARS = 300
 MAX_REQUEST_CHARS = 300
 
 
-def _choice(value: object, choices: type[models.TextChoices], *, loc: list) -> str:
+def _choice(value: object, choices: type[models.TextChoices], *, loc: list[str | int]) -> str:
     if value not in choices.values:
         raise InvalidInput(f"must be one of {', '.join(choices.values)}", loc=loc)
     return str(value)
