@@ -2,7 +2,10 @@
 
 from django.db import migrations, models
 
-from apps.search.operations import AddKeywordIndex, DropKeywordIndex
+from apps.search.operations import (
+    AddKeywordIndex,
+    DropKeywordIndex,
+)
 
 # SQLite adds a NOT NULL column by remaking the table, which drops the FTS5 and vec0
 # triggers: the side tables are dropped first and built again from the rows afterwards.
