@@ -119,7 +119,7 @@ from apps.agents.models import Agent, Team  # noqa: E402
 from apps.agents.services import agent_update_settings  # noqa: E402
 from apps.agents.users import AGENT_ONLY  # noqa: E402
 from apps.conversations.models import Message, MessageTokens, Session, SessionMeta  # noqa: E402
-from apps.conversations.search import message_search  # noqa: E402
+from apps.conversations.selectors import message_search  # noqa: E402
 from apps.core.services import database_optimize  # noqa: E402
 from apps.providers.embeddings import get_embedder, vector_label  # noqa: E402
 from apps.search.backends.base import hnsw_index  # noqa: E402

@@ -173,7 +173,7 @@ class AgentConfig:
     # date they name, counted from the day each message was written (docs/memory.md; on
     # LoCoMo it writes the answer's date for 0.90 of temporal questions, against 0.58).
     context_memory_resolve_dates: bool = True
-    # --- workspace import (apps.entries.workspace): checked while the archive streams ---
+    # --- workspace import (apps.entries.selectors.workspace_unpacking): checked while streaming ---
     # The request body (compressed)
     import_max_archive_bytes: Annotated[int, Count(64 * MIB)] = 64 * MIB
     # All members, uncompressed

@@ -4,10 +4,9 @@
 from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
 from apps.api.sessions import session_of
-from apps.conversations import search
 from apps.conversations.models import Message
 from apps.conversations.schemas import ChatSearchIn, ChatSearchOut, quoted
-from apps.conversations.selectors import as_utc
+from apps.conversations.selectors import as_utc, message_search
 from apps.people.selectors import read_audience
 from apps.providers.embeddings import vector_label
 from apps.search.corpora import all_corpora
@@ -31,7 +30,7 @@ def search_chat_history(request: AuthedRequest, payload: ChatSearchIn) -> dict:
     `degraded: ["semantic"]`."""
     roles = [payload.role] if isinstance(payload.role, str) else payload.role
     session = session_of(request, payload.session_id)
-    result = search.message_search(
+    result = message_search(
         audience=read_audience(session=session, user=payload.user, all_users=payload.all_users),
         agent=request.auth,
         query=payload.query,

@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
@@ -17,7 +18,7 @@ class SessionAdmin(TeamScopedAdmin):
                        "fact_list"]  # fmt: skip
     date_hierarchy = "created_at"
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Session | None = None):
+    def get_readonly_fields(self, request: HttpRequest, obj: Session | None = None) -> list[str]:
         # A session's user is set at creation (issue 26): what it wrote is theirs.
         fields = list(super().get_readonly_fields(request, obj))
         return [*fields, "user"] if obj is not None else fields
@@ -82,7 +83,7 @@ class MessageAdmin(TeamScopedAdmin):
     )  # fmt: skip
     readonly_fields = [f for f in fields if f != "importance"]
 
-    def get_queryset(self, request: HttpRequest):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Message]:
         return super().get_queryset(request).defer("embedding")
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -1,14 +1,26 @@
+from typing import TYPE_CHECKING
+
 from django.apps import AppConfig
+from django.db.models import Model
+
+if TYPE_CHECKING:
+    from apps.search.corpora import Rendered
 
 
-def embedding_text(message) -> str:
+def embedding_text(message: Model) -> str:
     """The text embedded for a message: the participant name with the content, so questions
     naming a person ("what did Caroline say") match that person's first-person messages."""
+    from apps.conversations.models import Message
+
+    assert isinstance(message, Message)  # the messages corpus reads Message rows
     return f"{message.name}: {message.content}" if message.name else message.content
 
 
-def render(message):
+def render(message: Model) -> "Rendered":
+    from apps.conversations.models import Message
     from apps.search.corpora import Rendered
+
+    assert isinstance(message, Message)
 
     speaker = f"{message.role} {message.name}".strip()
     return Rendered(kind="message", title=speaker, text=message.content)

@@ -15,7 +15,6 @@ The match is Django's `icontains` on each backend, as the contains leg's is.
 # ruff: noqa: S608 - identifiers come from model metadata; user values are parameters.
 import uuid
 from datetime import UTC, datetime
-from typing import Any
 
 from django.db import connection
 from django.db.models import DateTimeField, QuerySet
@@ -26,6 +25,7 @@ from apps.search.backends.base import restrict_sql
 
 # Stands in for "no cutoff": every message of a session that never compacted is hot.
 EARLIEST = datetime(1, 1, 1, tzinfo=UTC)
+SqlParam = datetime | str | int  # what hot_matches passes to the database
 
 
 def hot_matches(
@@ -45,7 +45,7 @@ def hot_matches(
 
 def hot_matches_query(
     *, agent_id: int, text: str, limit: int, queryset: QuerySet[Message] | None = None
-) -> QuerySet:
+) -> QuerySet[Message, uuid.UUID]:
     """SQLite: hot_matches' query. Its planner starts from the agent's sessions and reads
     each one's messages from the cutoff (a subquery on the session's id) by itself."""
     qs = queryset if queryset is not None else Message.objects.all()
@@ -69,7 +69,7 @@ def _sqlite_cutoff() -> RawSQL:
 
 def postgres_hot_matches_sql(
     *, agent_id: int, text: str, limit: int, queryset: QuerySet[Message] | None = None
-) -> tuple[str, list[Any]]:
+) -> tuple[str, list[SqlParam]]:
     """PostgreSQL: hot_matches' SQL. A LATERAL read per session of the agent, from its
     cutoff by (session, created_at, id), newest first, until `limit` match. The planner
     estimates `created_at >= <a cutoff>` at a third of the rows whatever the cutoff, and

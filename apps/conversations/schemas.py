@@ -8,10 +8,14 @@ from ninja import Schema
 from pydantic import AfterValidator, Field
 
 from apps.agents.schemas import AllUsers, Owned, ReadFor, UserRef
+from apps.conversations.models import Message
+from apps.conversations.selectors import Window
 from apps.core.fields import FiniteFloat, JsonObject, JsonObjectList, UtcDatetime, bounded_json
 from apps.core.pagination import PageQuery
 from apps.core.schemas import Input
 
+# Any: a JSONField's value (django-stubs types it Any); published as any JSON object.
+JsonOut = dict[str, Any]
 RoleName = Literal["user", "assistant", "tool", "system"]
 SessionKey = str
 
@@ -64,7 +68,7 @@ class SessionOut(Owned):
     id: uuid.UUID
     key: str
     title: str
-    metadata: dict[str, Any]
+    metadata: JsonOut
     created_at: datetime
     updated_at: datetime
 
@@ -102,20 +106,20 @@ class MessageOut(Schema):
     content: str
     tool_call_id: str | None
     tool_name: str | None
-    tool_calls: list[dict[str, Any]] | None = Field(None, alias="tool_calls_json")
+    tool_calls: list[JsonOut] | None = Field(None, alias="tool_calls_json")
     created_at: datetime
     importance: float
-    metadata: dict[str, Any]
+    metadata: JsonOut
     token_count: int
     embedded: bool = False
     is_error: bool = False
 
     @staticmethod
-    def resolve_embedded(obj: Any) -> bool:
+    def resolve_embedded(obj: Message) -> bool:
         return bool(obj.embedding_model)
 
     @staticmethod
-    def resolve_is_error(obj: Any) -> bool:
+    def resolve_is_error(obj: Message) -> bool:
         return bool(obj.is_error)
 
 
@@ -156,11 +160,11 @@ class WindowOut(Schema):
 
     # Read from a selectors.Window.
     @staticmethod
-    def resolve_session_id(obj: Any) -> uuid.UUID:
+    def resolve_session_id(obj: Window) -> uuid.UUID:
         return obj.session.id
 
     @staticmethod
-    def resolve_recap(obj: Any) -> str | None:
+    def resolve_recap(obj: Window) -> str | None:
         return obj.recap.text if obj.recap else None
 
 
@@ -196,14 +200,14 @@ class QuotedMessage(Schema):
     content: str
     tool_call_id: str | None = Field(description="A tool message's: the call it answers.")
     tool_name: str | None = Field(description="A tool message's: the tool that answered.")
-    tool_calls: list[dict[str, Any]] | None = Field(
+    tool_calls: list[JsonOut] | None = Field(
         description="An assistant message's tool calls, as appended (OpenAI's shape: "
         '{"id", "type": "function", "function": {"name", "arguments"}}).'
     )
     created_at: datetime
 
 
-def quoted(message: Any) -> dict[str, Any]:
+def quoted(message: Message) -> dict[str, object]:
     """The QuotedMessage fields of a stored message (which keeps tool_calls as
     tool_calls_json)."""
     names = [name for name in QuotedMessage.model_fields if name != "tool_calls"]
@@ -213,7 +217,7 @@ def quoted(message: Any) -> dict[str, Any]:
 
 
 class ChatSearchMessageOut(QuotedMessage):
-    metadata: dict
+    metadata: JsonOut
 
 
 class ChatSearchHitOut(ChatSearchMessageOut):

@@ -9,6 +9,7 @@ read again, so a read that starts after a write has returned is never stale.
 
 import uuid
 from collections.abc import Callable
+from typing import TypeVar
 
 from django.core.cache import cache
 from django.db import transaction
@@ -43,7 +44,10 @@ def forget(session_id: uuid.UUID) -> None:
     transaction.on_commit(drop)
 
 
-def read_through(session_id: uuid.UUID, load: Callable[[], list]) -> list:
+T = TypeVar("T")
+
+
+def read_through(session_id: uuid.UUID, load: Callable[[], list[T]]) -> list[T]:
     """The cached list for the session, loading it with `load()` on a miss."""
     token = cache.get(_token_key(session_id))
     if token is None:

@@ -1,4 +1,6 @@
+from django import forms
 from django.contrib import admin
+from django.http import HttpRequest
 
 from apps.agents.scoping import USER_LIST_FILTER, TeamScopedAdmin, TeamScopedTabularInline
 from apps.entries.models import Entry, EntryAlias
@@ -11,7 +13,7 @@ class EntryAliasInline(TeamScopedTabularInline):
     fields = ["name", "created_at"]
     readonly_fields = ["name", "created_at"]
 
-    def has_add_permission(self, request, obj=None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Entry | None = None) -> bool:
         return False  # aliases are added through the API so collisions are checked
 
 
@@ -27,7 +29,9 @@ class EntryAdmin(TeamScopedAdmin):
     inlines = [EntryAliasInline]
     date_hierarchy = "created_at"
 
-    def save_model(self, request, obj, form, change):
+    def save_model(
+        self, request: HttpRequest, obj: Entry, form: "forms.ModelForm[Entry]", change: bool
+    ) -> None:
         # Content edited here keeps its derived fields (token count, MEMORY.md flag) in step.
         entry_set_content(entry=obj, agent=obj.agent, content=obj.content)
         super().save_model(request, obj, form, change)

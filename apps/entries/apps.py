@@ -1,9 +1,18 @@
+from typing import TYPE_CHECKING
+
 from django.apps import AppConfig
+from django.db.models import Model
 
-
-def render_entry(entry):
-    from apps.entries import names
+if TYPE_CHECKING:
     from apps.search.corpora import Rendered
+
+
+def render_entry(entry: Model) -> "Rendered":
+    from apps.entries import names
+    from apps.entries.models import Entry
+    from apps.search.corpora import Rendered
+
+    assert isinstance(entry, Entry)  # the entries corpus reads Entry rows
 
     kind = "document" if names.is_document(entry.name) else "entry"
     return Rendered(kind=kind, title=entry.name, text=entry.content)

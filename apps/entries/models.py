@@ -10,6 +10,12 @@ class Kind(models.TextChoices):
     ARCHIVE = "archive"
 
 
+def unique_name_per_owner(name: str) -> models.UniqueConstraint:
+    """Names (of entries and aliases alike) are unique per agent and owner: each owner has
+    its own namespace (issue 26)."""
+    return models.UniqueConstraint(fields=["agent", "user", "name"], name=name)
+
+
 class Entry(models.Model):
     """A named text in an agent's memory (seed 003); workspace documents are Note entries.
 
@@ -40,9 +46,7 @@ class Entry(models.Model):
         ordering = ["id"]
         verbose_name_plural = "entries"
         constraints = [
-            models.UniqueConstraint(
-                fields=["agent", "user", "name"], name="entry_unique_name_per_owner"
-            ),
+            unique_name_per_owner("entry_unique_name_per_owner"),
             models.CheckConstraint(
                 condition=models.Q(kind__in=["note", "archive"]), name="entry_kind_valid"
             ),
@@ -64,11 +68,7 @@ class EntryAlias(models.Model):
     class Meta:
         ordering = ["id"]
         verbose_name_plural = "entry aliases"
-        constraints = [
-            models.UniqueConstraint(
-                fields=["agent", "user", "name"], name="entry_alias_unique_per_owner"
-            )
-        ]
+        constraints = [unique_name_per_owner("entry_alias_unique_per_owner")]
 
     def __str__(self) -> str:
         return f"{self.name} -> {self.entry_id}"

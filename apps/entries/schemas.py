@@ -9,6 +9,7 @@ from pydantic import Field
 from apps.agents.schemas import Owned, ReadFor, ScopedWrite
 from apps.core.pagination import IdPageQuery
 from apps.core.schemas import Input
+from apps.entries.models import Entry
 
 
 class EntryFilters(Input):
@@ -65,15 +66,15 @@ class EntryOut(Owned):
     updated_at: datetime
 
     @staticmethod
-    def resolve_aliases(obj) -> list[str]:
+    def resolve_aliases(obj: Entry) -> list[str]:
         return [a.name for a in obj.aliases.all()]
 
     @staticmethod
-    def resolve_bytes(obj) -> int:
+    def resolve_bytes(obj: Entry) -> int:
         return len(obj.content.encode("utf-8"))
 
     @staticmethod
-    def resolve_index(obj) -> bool:
+    def resolve_index(obj: Entry) -> bool:
         return not obj.unindexed
 
 

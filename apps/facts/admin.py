@@ -1,5 +1,6 @@
+from django import forms
 from django.contrib import admin, messages
-from django.db.models import QuerySet
+from django.db.models import Field, QuerySet
 from django.http import HttpRequest
 
 from apps.agents.scoping import USER_LIST_FILTER, TeamScopedAdmin, TeamScopedTabularInline
@@ -18,14 +19,22 @@ class FactVersionInline(TeamScopedTabularInline):
     fields = ("number", "changed_at", "changed_by", "reason", "old_value", "new_value")
     readonly_fields = fields
 
-    def has_add_permission(self, request, obj=None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Fact | None = None) -> bool:
         return False
 
 
 class CategoryFilter(admin.AllValuesFieldListFilter):
     """The category names of the facts listed, titled "category" (not the field's "name")."""
 
-    def __init__(self, field, request, params, model, model_admin, field_path):
+    def __init__(
+        self,
+        field: "Field[object, object]",
+        request: HttpRequest,
+        params: dict[str, list[str]],
+        model: type[Fact],
+        model_admin: "admin.ModelAdmin[Fact]",
+        field_path: str,
+    ) -> None:
         super().__init__(field, request, params, model, model_admin, field_path)
         self.title = "category"
 
@@ -79,7 +88,7 @@ class FactAdmin(TeamScopedAdmin):
     actions = ["approve", "merge"]
 
     @admin.action(description="Approve (pending facts become active)")
-    def approve(self, request: HttpRequest, queryset: QuerySet) -> None:
+    def approve(self, request: HttpRequest, queryset: QuerySet[Fact]) -> None:
         who = f"admin:{request.user.get_username()}"
         done = sum(
             facts_approve(
@@ -90,7 +99,7 @@ class FactAdmin(TeamScopedAdmin):
         self.message_user(request, f"{done} fact(s) approved.")
 
     @admin.action(description="Merge two duplicates (into the older, keeping both histories)")
-    def merge(self, request: HttpRequest, queryset: QuerySet) -> None:
+    def merge(self, request: HttpRequest, queryset: QuerySet[Fact]) -> None:
         facts = sorted(queryset, key=lambda f: f.pk)
         if len(facts) != 2 or facts[0].agent_id != facts[1].agent_id:
             self.message_user(request, "Select exactly two facts of one agent.", messages.ERROR)
@@ -115,10 +124,12 @@ class FactAdmin(TeamScopedAdmin):
     def short_value(self, obj: Fact) -> str:
         return obj.value[:80]
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # facts are saved through memory_save / the API, with dedup
 
-    def save_model(self, request, obj, form, change):
+    def save_model(
+        self, request: HttpRequest, obj: Fact, form: "forms.ModelForm[Fact]", change: bool
+    ) -> None:
         # Edits go through the service so every change records a version. The admin holds a
         # transaction around the whole view, so the new value is embedded after commit.
         original = Fact.objects.get(pk=obj.pk)

@@ -1,17 +1,32 @@
+from typing import TYPE_CHECKING
+
 from django.apps import AppConfig
+from django.db.models import Model
 
-
-def render_fact(fact):
+if TYPE_CHECKING:
     from apps.search.corpora import Rendered
+
+
+def render_fact(fact: Model) -> "Rendered":
+    from apps.facts.models import Fact
+    from apps.search.corpora import Rendered
+
+    assert isinstance(fact, Fact)  # the facts corpus reads Fact rows
 
     return Rendered(kind="fact", title=f"{fact.category.name}/{fact.key}", text=fact.value)
 
 
-def fact_text(fact) -> str:
+def fact_text(fact: Model) -> str:
+    from apps.facts.models import Fact
+
+    assert isinstance(fact, Fact)
     return fact.value
 
 
-def category_text(category) -> str:
+def category_text(category: Model) -> str:
+    from apps.facts.models import Category
+
+    assert isinstance(category, Category)  # the categories corpus reads Category rows
     return category.name
 
 

@@ -9,6 +9,8 @@ from pydantic import Field
 from apps.agents.schemas import Owned, ReadFor, ScopedWrite
 from apps.core.pagination import IdPageQuery
 from apps.core.schemas import Input
+from apps.facts.models import Fact
+from apps.facts.services import SaveResult
 
 
 class FactOut(Owned):
@@ -31,15 +33,15 @@ class FactOut(Owned):
     updated_at: datetime
 
     @staticmethod
-    def resolve_category(obj) -> str:
+    def resolve_category(obj: Fact) -> str:
         return obj.category.name
 
     @staticmethod
-    def resolve_embedded(obj) -> bool:
+    def resolve_embedded(obj: Fact) -> bool:
         return bool(obj.embedding_model)
 
     @staticmethod
-    def resolve_session_id(obj) -> str | None:
+    def resolve_session_id(obj: Fact) -> str | None:
         return str(obj.session_id) if obj.session_id else None
 
 
@@ -102,7 +104,7 @@ class FactSaveOut(Schema):
     similarity: float | None
 
 
-def save_out(result) -> dict:
+def save_out(result: SaveResult) -> dict[str, object]:
     """A services.SaveResult as a FactSaveOut body (facts API and memory_save share it)."""
     return {
         "fact": result.fact,

@@ -23,10 +23,14 @@ class ExpiringFilter(admin.SimpleListFilter):
     title = "expires"
     parameter_name = "expires"
 
-    def lookups(self, request, model_admin):
+    def lookups(
+        self, request: HttpRequest, model_admin: "admin.ModelAdmin[ErrorRecord]"
+    ) -> list[tuple[str, str]]:
         return [("7d", "within 7 days"), ("later", "later")]
 
-    def queryset(self, request, queryset):
+    def queryset(
+        self, request: HttpRequest, queryset: QuerySet[ErrorRecord]
+    ) -> QuerySet[ErrorRecord]:
         soon = timezone.now() + timedelta(days=7)
         if self.value() == "7d":
             return queryset.filter(expires_at__lte=soon)
@@ -74,7 +78,7 @@ class ErrorRecordAdmin(TeamScopedAdmin):
     actions = ["mark_resolved", "extend_ttl", "promote"]
     date_hierarchy = "created_at"
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet:
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ErrorRecord]:
         return super().get_queryset(request).defer("embedding").select_related("agent")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -85,7 +89,7 @@ class ErrorRecordAdmin(TeamScopedAdmin):
         return obj.error[:80]
 
     @admin.action(description="Mark resolved, with the resolution above")
-    def mark_resolved(self, request: HttpRequest, queryset: QuerySet) -> None:
+    def mark_resolved(self, request: HttpRequest, queryset: QuerySet[ErrorRecord]) -> None:
         resolution = (request.POST.get("resolution") or "").strip()
         if not resolution:
             self.message_user(request, "Write the resolution first.", messages.ERROR)
@@ -97,12 +101,12 @@ class ErrorRecordAdmin(TeamScopedAdmin):
         self.message_user(request, f"{queryset.count()} record(s) marked resolved.")
 
     @admin.action(description="Extend the TTL (from now)")
-    def extend_ttl(self, request: HttpRequest, queryset: QuerySet) -> None:
+    def extend_ttl(self, request: HttpRequest, queryset: QuerySet[ErrorRecord]) -> None:
         done = services.errors_extend(records=list(queryset))
         self.message_user(request, f"{done} record(s) extended.")
 
     @admin.action(description="Promote to an error learning")
-    def promote(self, request: HttpRequest, queryset: QuerySet) -> None:
+    def promote(self, request: HttpRequest, queryset: QuerySet[ErrorRecord]) -> None:
         promoted = 0
         for record in queryset:
             if record.outcome in (Outcome.RESOLVED, Outcome.FAILED):
@@ -110,7 +114,13 @@ class ErrorRecordAdmin(TeamScopedAdmin):
                 promoted += 1
         self.message_user(request, f"{promoted} record(s) promoted (resolved or failed only).")
 
-    def save_model(self, request, obj, form, change):
+    def save_model(
+        self,
+        request: HttpRequest,
+        obj: ErrorRecord,
+        form: "forms.ModelForm[ErrorRecord]",
+        change: bool,
+    ) -> None:
         services.error_record_update(
             record=obj, outcome=obj.outcome, strategy=obj.strategy, resolution=obj.resolution
         )
@@ -158,21 +168,29 @@ class LearningAdmin(TeamScopedAdmin):
         return obj.content[:100]
 
     @admin.action(description="Approve (make active)")
-    def approve(self, request: HttpRequest, queryset: QuerySet) -> None:
+    def approve(self, request: HttpRequest, queryset: QuerySet[Learning]) -> None:
         done = services.learnings_set_status(learnings=list(queryset), status=LearningStatus.ACTIVE)
         self.message_user(request, f"{done} learning(s) approved.")
 
     @admin.action(description="Archive")
-    def archive(self, request: HttpRequest, queryset: QuerySet) -> None:
+    def archive(self, request: HttpRequest, queryset: QuerySet[Learning]) -> None:
         done = services.learnings_set_status(
             learnings=list(queryset), status=LearningStatus.ARCHIVED
         )
         self.message_user(request, f"{done} learning(s) archived.")
 
-    def save_model(self, request, obj, form, change):
-        fields = {"content": obj.content, "kind": obj.kind, "status": obj.status}
+    def save_model(
+        self, request: HttpRequest, obj: Learning, form: "forms.ModelForm[Learning]", change: bool
+    ) -> None:
+        content, kind, status = obj.content, obj.kind, obj.status
         if change:
-            services.learning_update(learning=obj, **fields)
+            services.learning_update(learning=obj, content=content, kind=kind, status=status)
             return
-        created = services.learning_create(agent=obj.agent, source=LearningSource.ADMIN, **fields)
+        created = services.learning_create(
+            agent=obj.agent,
+            source=LearningSource.ADMIN,
+            content=content,
+            kind=kind,
+            status=status,
+        )
         obj.pk = created.pk

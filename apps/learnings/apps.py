@@ -1,19 +1,34 @@
+from typing import TYPE_CHECKING
+
 from django.apps import AppConfig
+from django.db.models import Model
+
+if TYPE_CHECKING:
+    from apps.search.corpora import Rendered
 
 
-def error_text(record) -> str:
+def error_text(record: Model) -> str:
     """What is embedded: the tool with its error, so a query names both."""
+    from apps.learnings.models import ErrorRecord
+
+    assert isinstance(record, ErrorRecord)  # the errors corpus reads ErrorRecord rows
     return f"{record.tool_name}: {record.error}"
 
 
-def render_error(record):
+def render_error(record: Model) -> "Rendered":
+    from apps.learnings.models import ErrorRecord
     from apps.search.corpora import Rendered
+
+    assert isinstance(record, ErrorRecord)
 
     return Rendered(kind="error", title=f"{record.tool_name} ({record.outcome})", text=record.error)
 
 
-def render_learning(learning):
+def render_learning(learning: Model) -> "Rendered":
+    from apps.learnings.models import Learning
     from apps.search.corpora import Rendered
+
+    assert isinstance(learning, Learning)
 
     name = "learnings/errors.md" if learning.kind == "error" else "learnings/corrections.md"
     return Rendered(kind="learning", title=name, text=learning.content)

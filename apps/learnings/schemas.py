@@ -11,7 +11,10 @@ from apps.agents.schemas import ForUser, Owned, ReadFor, ScopedWrite
 from apps.core.fields import JsonObject
 from apps.core.pagination import PageQuery
 from apps.core.schemas import Input
+from apps.learnings.selectors import Hint
 
+# Any: a JSONField's value (django-stubs types it Any); published as any JSON object.
+JsonOut = dict[str, Any]
 OutcomeName = Literal["open", "resolved", "failed", "abandoned"]
 KindName = Literal["error", "correction"]
 StatusName = Literal["active", "pending", "archived"]
@@ -57,8 +60,8 @@ class ErrorOut(Schema):
     session_id: uuid.UUID | None
     tool_name: str
     error: str
-    arguments: dict[str, Any]
-    context: dict[str, Any]
+    arguments: JsonOut
+    context: JsonOut
     strategy: str
     outcome: str
     resolution: str
@@ -145,7 +148,7 @@ class LearningPage(Schema):
     next_cursor: str | None
 
 
-def hint_out(hint) -> dict:
+def hint_out(hint: Hint) -> dict[str, object]:
     """A selectors.Hint as a HintOut body."""
     record = hint.record
     return {

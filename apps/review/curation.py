@@ -14,7 +14,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from apps.agents.models import Agent
 from apps.conversations.models import Message, Session
-from apps.conversations.search import SearchResult, windows_touching
+from apps.conversations.selectors import SearchResult, windows_touching
 from apps.facts.models import Fact, FactVersion
 from apps.facts.selectors import fact_versions
 from apps.review.selectors import facts_listed, sessions_named, sessions_newest

@@ -3,7 +3,7 @@ one write path) and their InvalidInput/Conflict come back as form errors."""
 
 from django import forms
 
-from apps.conversations.search import MODES
+from apps.conversations.selectors import MODES
 from apps.learnings.models import LearningKind, LearningStatus, Outcome
 
 MODE_CHOICES = [(m, m) for m in MODES]

@@ -7,8 +7,8 @@ from django.apps import apps as django_apps
 from django.contrib.auth.models import User
 
 from apps.entries.models import Entry
-from apps.entries.services import entry_add, entry_append, entry_write
-from apps.entries.workspace import workspace_export, workspace_import
+from apps.entries.selectors import workspace_export
+from apps.entries.services import entry_add, entry_append, entry_write, workspace_import
 from apps.providers.tokens import count_tokens
 from tests.factories import AgentFactory
 

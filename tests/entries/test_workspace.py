@@ -10,8 +10,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from apps.entries.models import Entry, EntryAlias
-from apps.entries.services import entry_add, entry_alias
-from apps.entries.workspace import workspace_export, workspace_import
+from apps.entries.selectors import workspace_export
+from apps.entries.services import entry_add, entry_alias, workspace_import
 from tests.factories import AgentFactory
 
 pytestmark = pytest.mark.django_db

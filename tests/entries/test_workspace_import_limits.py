@@ -17,8 +17,8 @@ from apps.agents.services import team_set_ceilings
 from apps.core.errors import PayloadTooLarge
 from apps.entries.archive import MAX_RATIO
 from apps.entries.models import Entry
+from apps.entries.selectors import workspace_export, workspace_read
 from apps.entries.services import entry_add
-from apps.entries.workspace import workspace_export, workspace_read
 
 pytestmark = pytest.mark.django_db
 

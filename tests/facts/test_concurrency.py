@@ -30,7 +30,7 @@ from apps.agents.users import AGENT_ONLY
 from apps.core.errors import Conflict
 from apps.facts.models import Category, Fact, FactVersion
 from apps.facts.services.recall import facts_recall
-from apps.facts.services.salience import facts_touch
+from apps.facts.services.salience_update import facts_touch
 from apps.facts.services.save import fact_save
 from apps.facts.services.versions import fact_supersede, fact_update
 from apps.search.embedding import embed_text

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from apps.facts.models import Fact
-from apps.facts.salience import salience
+from apps.facts.salience_score import salience
 from tests.memory.helpers import MINILM, use_embedder
 
 pytestmark = pytest.mark.django_db

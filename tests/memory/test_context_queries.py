@@ -7,7 +7,7 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.agents.users import AGENT_ONLY
 from apps.conversations.models import Message, Summary
-from apps.conversations.search import message_search
+from apps.conversations.selectors import message_search
 from apps.conversations.services import NewMessage, messages_append
 from apps.entries.models import Entry
 from apps.entries.services import entry_add

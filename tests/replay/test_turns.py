@@ -1,9 +1,9 @@
-"""Pairing tool results with their calls (apps/conversations/turns.py), ids reused across
+"""Pairing tool results with their calls (apps/conversations/tool_call_pairs.py), ids reused across
 turns included (some model servers number calls per turn)."""
 
 from types import SimpleNamespace
 
-from apps.conversations.turns import answers, call_ids, open_results, widen_to_calls
+from apps.conversations.tool_call_pairs import answers, call_ids, open_results, widen_to_calls
 
 
 def msg(role, calls=None, answers=None, label=""):

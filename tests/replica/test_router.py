@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from apps.agents.users import AGENT_ONLY
 from apps.conversations.models import Session
-from apps.conversations.search import message_search
+from apps.conversations.selectors import message_search
 from apps.core.replicas import (
     PIN_COOKIE,
     forget_replica_answers,

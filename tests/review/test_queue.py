@@ -11,7 +11,7 @@ from django.urls import reverse
 from apps.agents.models import AuditEvent
 from apps.facts.models import Fact, FactStatus, FactVersion
 from apps.facts.services import fact_save
-from apps.facts.vectors import unit
+from apps.facts.unit_vectors import unit
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from apps.conversations.models import Message, MessageTokens
 from apps.facts.models import Category, Fact
 from apps.facts.services import fact_save, fact_update
 from apps.learnings.models import ErrorRecord
-from apps.learnings.services.errors import error_record_create
+from apps.learnings.services.error_records import error_record_create
 from apps.providers.embeddings.fake import HashEmbedder
 from apps.search.sweeps import marker_key
 from apps.search.tasks import embed_agent_task

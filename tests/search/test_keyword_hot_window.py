@@ -10,7 +10,7 @@ from django.db import connection
 from apps.agents.users import AGENT_ONLY
 from apps.conversations.hot_window import hot_matches, hot_matches_query, postgres_hot_matches_sql
 from apps.conversations.models import Message, SessionMeta
-from apps.conversations.search import message_search
+from apps.conversations.selectors import message_search
 from tests.factories import SessionFactory
 from tests.search.conftest import T0, add, archive_all
 

@@ -6,12 +6,13 @@ facts are locked, in that order, and written. When the embedder fails the fact i
 stored (exact-match dedup only) and the search layer's pipeline embeds it later: nothing
 saved is lost.
 
-Sub-modules: validation, salience, categories, save (dedup), versions (update, supersede,
-delete), recall, erasure (a user's facts). Import from this package.
+Sub-modules: fact_validation, salience_update, categories, save (dedup), versions (update,
+supersede, delete), review, recall, fact_erasure (a user's facts). Import from this package.
 """
 
 from apps.facts.services.categories import category_get_or_create, category_vectors
-from apps.facts.services.erasure import facts_erase_user, facts_unlink_sessions
+from apps.facts.services.fact_erasure import facts_erase_user, facts_unlink_sessions
+from apps.facts.services.fact_validation import clean_category, clean_key, clean_value
 from apps.facts.services.recall import RecallHit, RecallResult, facts_recall
 from apps.facts.services.review import (
     fact_merge,
@@ -20,14 +21,13 @@ from apps.facts.services.review import (
     fact_review_merge,
     facts_approve,
 )
-from apps.facts.services.salience import (
+from apps.facts.services.salience_update import (
     fact_reinforce,
     fact_salience,
     facts_refresh_salience,
     facts_touch,
 )
 from apps.facts.services.save import FactDraft, SaveResult, fact_prepare, fact_save, fact_write
-from apps.facts.services.validation import clean_category, clean_key, clean_value
 from apps.facts.services.versions import fact_delete, fact_supersede, fact_update
 
 __all__ = [

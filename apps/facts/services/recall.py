@@ -12,8 +12,8 @@ from apps.core.errors import InvalidInput, NotFound
 from apps.core.replicas import on_replica
 from apps.facts import selectors
 from apps.facts.models import Category, Fact, FactStatus
-from apps.facts.services.salience import fact_salience, facts_touch
-from apps.facts.services.validation import clean_category
+from apps.facts.services.fact_validation import clean_category
+from apps.facts.services.salience_update import fact_salience, facts_touch
 from apps.providers.embeddings import EmbeddingError, embed_query
 
 
@@ -65,21 +65,21 @@ def _in_category(r: _Recall, category: str) -> None:
     if cat is None:
         raise NotFound(f"no category '{name}'", loc=["body", "category"])
     r.categories = [cat.name]
-    if r.vector is not None:
-        found = selectors.facts_nearest(
-            agent=r.agent, audience=r.audience, vector=r.vector, category_ids=[cat.pk], k=r.k
-        )
-    else:
-        found = selectors.facts_keyword(
-            agent=r.agent, audience=r.audience, query=r.query, category_ids=[cat.pk], k=r.k
-        )
+    found = selectors.facts_found(
+        agent=r.agent,
+        audience=r.audience,
+        vector=r.vector,
+        query=r.query,
+        category_ids=[cat.pk],
+        k=r.k,
+    )
     r.add(found, "category")
 
 
 def _by_keyword(r: _Recall) -> None:
     """No embedder: keyword match keeps recall working on what was saved."""
     r.add(
-        selectors.facts_keyword(
+        selectors.facts_found(
             agent=r.agent, audience=r.audience, query=r.query, category_ids=None, k=r.k
         ),
         "flat",
@@ -100,14 +100,14 @@ def _three_tiers(r: _Recall, vector: np.ndarray) -> None:
     r.categories = [c.name for c, _ in matched]
     if matched:
         ids = [c.pk for c, _ in matched]
-        scoped = selectors.facts_nearest(
+        scoped = selectors.facts_found(
             agent=r.agent, audience=r.audience, vector=vector, category_ids=ids, k=r.k
         )
         r.add(scoped, "scoped")
     good = sum(1 for h in r.hits.values() if h.similarity >= config.recall_min_similarity)
     if good < min(r.k, config.recall_scoped_min):
         r.fell_back = True
-        flat = selectors.facts_nearest(
+        flat = selectors.facts_found(
             agent=r.agent, audience=r.audience, vector=vector, category_ids=None, k=r.k
         )
         r.add(flat, "flat", replace=False)

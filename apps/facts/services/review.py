@@ -20,7 +20,7 @@ from apps.agents.users import EVERYONE
 from apps.core.errors import Conflict, InvalidInput
 from apps.facts.models import Fact, FactStatus, FactVersion
 from apps.facts.selectors import fact_get
-from apps.facts.services.salience import fact_salience, lock_facts
+from apps.facts.services.salience_update import fact_salience, lock_facts
 from apps.facts.services.versions import add_version, fact_update
 
 

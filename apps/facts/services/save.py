@@ -14,7 +14,7 @@ editor approves, edits, rejects or merges.
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Required, TypedDict, Unpack
 
 from django.db import transaction
 from django.db.models import QuerySet
@@ -31,13 +31,13 @@ from apps.facts.services.categories import (
     category_get_or_create,
     category_vectors,
 )
-from apps.facts.services.salience import fact_reinforce, lock_facts
-from apps.facts.services.validation import (
+from apps.facts.services.fact_validation import (
     clean_category,
     clean_importance,
     clean_key,
     clean_value,
 )
+from apps.facts.services.salience_update import fact_reinforce, lock_facts
 from apps.facts.services.versions import add_version, change_value, fact_insert
 from apps.search.embedding import Embedding, embed_text
 
@@ -68,6 +68,20 @@ class FactDraft:
     user: str = AGENT  # who it belongs to; dedup looks at their facts alone
     category_embs: dict[str, Embedding] = field(default_factory=dict)
     pending: bool = False  # waits for review: see the module docstring for its dedup
+
+
+class FactSaveArgs(TypedDict, total=False):
+    """fact_prepare's arguments, for fact_save to pass on."""
+
+    agent: Required[Agent]
+    content: Required[str]
+    category: str | None
+    key: str | None
+    importance: float | None
+    source: str
+    session_id: uuid.UUID | None
+    pending: bool
+    user: str
 
 
 def fact_prepare(
@@ -111,7 +125,7 @@ def fact_prepare(
     )
 
 
-def fact_save(**kwargs: Any) -> SaveResult:
+def fact_save(**kwargs: Unpack[FactSaveArgs]) -> SaveResult:
     """Save a fact with dedup on write (seed 001's memory_save, structured half).
 
     Same key in the category: the value is updated (a new version). Same normalised value,
@@ -161,31 +175,27 @@ def _same_key(draft: FactDraft, cat: Category, now: datetime) -> SaveResult | No
     return SaveResult(_reinforce(existing, draft, now), "updated", None)
 
 
+def _first_same_text(facts: QuerySet[Fact], draft: FactDraft) -> Fact | None:
+    """The oldest of `facts` with the draft's normalised text, row-locked; None if none."""
+    same = facts.filter(normalized=text.normalized_hash(draft.value)).order_by("id").first()
+    if same is not None:
+        lock_facts([same.pk])
+    return same
+
+
 def _same_text(draft: FactDraft, cat: Category, now: datetime) -> SaveResult | None:
-    same = (
-        _current(draft, cat)
-        .filter(normalized=text.normalized_hash(draft.value))
-        .order_by("id")
-        .first()
-    )
+    same = _first_same_text(_current(draft, cat), draft)
     if same is None:
         return None
-    lock_facts([same.pk])
     return SaveResult(_reinforce(same, draft, now), "reinforced", 1.0)
 
 
 def _same_text_anywhere(draft: FactDraft, cat: Category, now: datetime) -> SaveResult | None:
     """A pending draft's only dedup: the same text in any category is reinforced (access
     count and recency; its importance is an editor's to raise), never rewritten."""
-    same = (
-        selectors.facts_owned(agent=draft.agent, user=draft.user)
-        .filter(normalized=text.normalized_hash(draft.value))
-        .order_by("id")
-        .first()
-    )
+    same = _first_same_text(selectors.facts_owned(agent=draft.agent, user=draft.user), draft)
     if same is None:
         return None
-    lock_facts([same.pk])
     fact = fact_reinforce(fact=same, config=draft.agent.config, importance=None, now=now)
     return SaveResult(fact, "reinforced", 1.0)
 
@@ -193,7 +203,7 @@ def _same_text_anywhere(draft: FactDraft, cat: Category, now: datetime) -> SaveR
 def _same_meaning(draft: FactDraft, cat: Category, now: datetime) -> SaveResult | None:
     if draft.emb.vector is None:
         return None
-    near = selectors.facts_nearest(
+    near = selectors.facts_found(
         agent=draft.agent,
         vector=draft.emb.vector,
         category_ids=[cat.pk],

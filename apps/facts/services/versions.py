@@ -18,13 +18,13 @@ from apps.facts import text
 from apps.facts.models import Category, Fact, FactStatus, FactVersion
 from apps.facts.selectors import fact_get
 from apps.facts.services.categories import category_get_or_create, category_vectors
-from apps.facts.services.salience import fact_salience, lock_facts
-from apps.facts.services.validation import (
+from apps.facts.services.fact_validation import (
     clean_category,
     clean_importance,
     clean_key,
     clean_value,
 )
+from apps.facts.services.salience_update import fact_salience, lock_facts
 from apps.search.embedding import Embedding, embed_text, schedule_embedding, states_replace
 
 

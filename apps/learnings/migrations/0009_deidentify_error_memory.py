@@ -9,7 +9,7 @@ Reversing puts each user's raw text back in the shared rows it came from."""
 from django.db import migrations
 
 from apps.core.scrub import Scrubber
-from apps.learnings.services.errors import error_key
+from apps.learnings.services.error_records import error_key
 
 RECORD_TEXT = ("error", "strategy", "resolution", "arguments", "context")
 

@@ -1,8 +1,10 @@
-"""The one write path for error memory (seed 000) and learnings (seed 001)."""
+"""The one write path for error memory (seed 000) and learnings (seed 001). Modules:
+error_records (capture, create, update, expire), error_details (a user's raw text, issue 39),
+learning_writes (create, update, promote, status), learning_files (learnings/*.md),
+learning_erasure (a user's). Import from this package."""
 
-from apps.learnings.services.details import Origin
-from apps.learnings.services.erasure import learnings_erase_user
-from apps.learnings.services.errors import (
+from apps.learnings.services.error_details import Origin
+from apps.learnings.services.error_records import (
     AGENT_ORIGIN,
     clean_json,
     error_capture,
@@ -16,8 +18,9 @@ from apps.learnings.services.errors import (
     errors_touch,
     normalize_error,
 )
-from apps.learnings.services.files import learnings_files, learnings_import
-from apps.learnings.services.learnings import (
+from apps.learnings.services.learning_erasure import learnings_erase_user
+from apps.learnings.services.learning_files import learnings_files, learnings_import
+from apps.learnings.services.learning_writes import (
     Failure,
     error_record_promote,
     learning_capture,

@@ -8,8 +8,7 @@ from django.conf import settings
 
 from apps.agents.config import MAX_K, AgentConfig
 from apps.conversations.models import Message, Session
-from apps.conversations.search import SearchResult, message_search
-from apps.conversations.selectors import window_messages
+from apps.conversations.selectors import SearchResult, message_search, window_messages
 from apps.core.replicas import on_replica
 from apps.memory.context.dates import WEEKDAYS, day_text, resolve_relative
 from apps.memory.context.types import (

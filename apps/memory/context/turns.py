@@ -1,5 +1,5 @@
 """Tool-call turns in get_context: an assistant message with tool_calls and the tool
-results answering them are one unit, kept or dropped whole (apps/conversations/turns.py).
+results answering them are one unit, kept or dropped whole (apps/conversations/tool_call_pairs.py).
 
 The recency leg is the session's newest run of messages, already reaching back to the calls
 of the results it opens on (window_messages), and every message after one of its calls is in
@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from apps.conversations.models import Message
 from apps.conversations.selectors import after
-from apps.conversations.turns import answers, call_ids
+from apps.conversations.tool_call_pairs import answers, call_ids
 from apps.memory.context.types import Candidate, ContextRequest
 
 # Tool-calling assistant messages read back for the call a result answers.

@@ -8,7 +8,8 @@ from apps.agents.models import Agent
 from apps.agents.users import AGENT, Audience
 from apps.entries import names
 from apps.entries.archive import Readable
-from apps.entries.workspace import ImportResult, workspace_export, workspace_read, workspace_write
+from apps.entries.selectors import workspace_export, workspace_read
+from apps.entries.services import ImportResult, workspace_write
 from apps.learnings.services import learnings_files, learnings_import
 from apps.lifecycle.services import history_files, history_import
 from apps.people.selectors import user_data

@@ -8,8 +8,7 @@ timeline."""
 from django.shortcuts import render
 
 from apps.agents.users import EVERYONE
-from apps.conversations.search import message_search
-from apps.conversations.selectors import session_get
+from apps.conversations.selectors import message_search, session_get
 from apps.core.errors import ApplicationError
 from apps.review import curation
 from apps.review.access import Access, agent_list

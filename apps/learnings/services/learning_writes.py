@@ -5,7 +5,6 @@ import json
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from django.db import models, transaction
 from django.db.models import F
@@ -24,8 +23,8 @@ from apps.learnings.models import (
     LearningStatus,
     Outcome,
 )
-from apps.learnings.services.details import Origin, detail_keep
-from apps.learnings.services.errors import AGENT_ORIGIN, MAX_TOOL_CHARS, normalize_error
+from apps.learnings.services.error_details import Origin, detail_keep
+from apps.learnings.services.error_records import AGENT_ORIGIN, MAX_TOOL_CHARS, normalize_error
 
 # A captured failure's learning is one line in get_context: each part of it is bounded.
 MAX_ERROR_CHARS = 300
@@ -33,7 +32,7 @@ MAX_ARGUMENTS_CHARS = 300
 MAX_REQUEST_CHARS = 300
 
 
-def _choice(value: object, choices: type[models.TextChoices], *, loc: list) -> str:
+def _choice(value: object, choices: type[models.TextChoices], *, loc: list[str | int]) -> str:
     if value not in choices.values:
         raise InvalidInput(f"must be one of {', '.join(choices.values)}", loc=loc)
     return str(value)
@@ -108,7 +107,7 @@ class Failure:
 
     tool_name: str
     error: str
-    arguments: Any = None
+    arguments: object = None  # as the call sent them: parsed JSON, or the raw text
     request: str = ""
 
 

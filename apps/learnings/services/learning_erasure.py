@@ -16,7 +16,7 @@ from apps.agents.models import Agent
 from apps.agents.users import AGENT
 from apps.core.scrub import Scrubber
 from apps.learnings.models import ErrorDetail, ErrorRecord, Learning, LearningKind
-from apps.learnings.services.errors import error_key
+from apps.learnings.services.error_records import error_key
 from apps.search.embedding import schedule_embedding
 
 RECORD_TEXT = ("error", "strategy", "resolution", "arguments", "context")

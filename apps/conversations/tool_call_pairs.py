@@ -8,7 +8,7 @@ the newest call with its id at or before it, in session order.
 """
 
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 
 class Turnish(Protocol):
@@ -48,7 +48,10 @@ def open_results(messages: Iterable[Turnish]) -> set[str]:
     return missing
 
 
-def widen_to_calls(window: Sequence, older: Sequence) -> list:
+T = TypeVar("T", bound=Turnish)
+
+
+def widen_to_calls(window: Sequence[T], older: Sequence[T]) -> list[T]:
     """`window` reaching back into `older` (the messages right before it, oldest first), to
     the oldest call any of its results answer, so none of its tool results is left without
     its call. Results whose call is not in `older` stay as they are."""

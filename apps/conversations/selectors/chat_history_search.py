@@ -7,7 +7,7 @@ archive and the hot window, and merged context windows around the hits.
 
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -67,7 +67,7 @@ class _Request:
     degraded: list[str] = field(default_factory=list)  # legs that could not run
 
 
-def _validate(query: str, mode: str, k: int, metadata: dict | None) -> None:
+def _validate(query: str, mode: str, k: int, metadata: Mapping[str, object] | None) -> None:
     if not query or not query.strip():
         raise InvalidInput("query must not be empty", loc=["body", "query"])
     limit = settings.MEMORYHUB_SEARCH_MAX_QUERY_BYTES
@@ -91,7 +91,7 @@ def _scope(
     roles: Sequence[str] | None,
     after: datetime | None,
     before: datetime | None,
-    metadata: dict | None,
+    metadata: Mapping[str, object] | None,
     audience: Audience,
 ) -> QuerySet[Message] | None:
     """The filters as a queryset, or None when the search is agent-wide and unfiltered."""
@@ -198,7 +198,7 @@ def message_search(
     roles: Sequence[str] | None = None,
     after: datetime | None = None,
     before: datetime | None = None,
-    metadata: dict | None = None,
+    metadata: Mapping[str, object] | None = None,
     min_score: float | None = None,
     audience: Audience,
 ) -> SearchResult:
@@ -232,7 +232,9 @@ def message_search(
     return replace(result, degraded=request.degraded)
 
 
-def _load_spans(agent: Agent, fused: list[FusedHit]) -> tuple[dict, dict]:
+def _load_spans(
+    agent: Agent, fused: list[FusedHit]
+) -> tuple[dict[object, Message], dict[object, tuple[list[object], list[object]]]]:
     """The hit messages and those around them, and for each hit the ids around it: the ids
     first (one statement on PostgreSQL, from the hits' keys), then every message at once."""
     ids = [h.object_id for h in fused]

@@ -10,14 +10,27 @@ facts: this app does not read facts).
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict, Unpack
 
 from django.utils import timezone
+from pydantic import JsonValue
 
 from apps.agents.models import Agent
 from apps.agents.users import AGENT
 from apps.core.scrub import Scrubber
 from apps.learnings.models import ErrorDetail, ErrorRecord, Learning
+
+
+class RawText(TypedDict, total=False):
+    """What an ErrorDetail keeps as the user gave it (the shared row keeps it scrubbed)."""
+
+    error: str
+    arguments: dict[str, JsonValue]
+    context: dict[str, JsonValue]
+    request: str
+    strategy: str
+    resolution: str
+    content: str
 
 
 @dataclass(frozen=True)
@@ -51,7 +64,7 @@ def detail_keep(
     origin: Origin,
     record: ErrorRecord | None = None,
     learning: Learning | None = None,
-    **raw: Any,
+    **raw: Unpack[RawText],
 ) -> ErrorDetail | None:
     """Keep the user's raw text of `record` or `learning` (the latest occurrence replaces
     the one before). Nothing for the agent's own failures: no user reads it raw."""

@@ -8,6 +8,7 @@ by hand) is read too: each bullet item becomes a learning.
 """
 
 import re
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from django.db import transaction
@@ -68,15 +69,31 @@ def _loose(kind: str, lines: list[str]) -> list[Learning]:
     return [Learning(kind=kind, content=item, created_at=now, updated_at=now) for item in items]
 
 
+@dataclass
+class _Block:
+    """One learning being read: its header's time, its meta line's fields, its body."""
+
+    at: datetime
+    fields: dict[str, str] = field(default_factory=dict)  # source, status, session_key
+    body: list[str] = field(default_factory=list)
+    meta: bool = False
+
+
 def _parse(kind: str, name: str, text: str) -> list[Learning]:
     rows: list[Learning] = []
-    current: dict | None = None
+    current: _Block | None = None
     loose: list[str] = []
 
     def close() -> None:
         if current is not None:
             rows.append(
-                Learning(kind=kind, content="\n".join(current["body"]).strip(), **current["fields"])
+                Learning(
+                    kind=kind,
+                    content="\n".join(current.body).strip(),
+                    created_at=current.at,
+                    updated_at=current.at,
+                    **current.fields,
+                )
             )
 
     for line in text.splitlines():
@@ -84,15 +101,15 @@ def _parse(kind: str, name: str, text: str) -> list[Learning]:
         if header:
             close()
             at = datetime.strptime(header.group(1), "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=UTC)
-            current = {"fields": {"created_at": at, "updated_at": at}, "body": [], "meta": False}
-        elif current is not None and not current["meta"] and (meta := _META.match(line)):
+            current = _Block(at)
+        elif current is not None and not current.meta and (meta := _META.match(line)):
             source, status, session = meta.groups()
             if source not in LearningSource.values or status not in LearningStatus.values:
                 raise InvalidInput(f"'{name}' has an unknown source or status: {line}")
-            current["fields"].update(source=source, status=status, session_key=session or "")
-            current["meta"] = True
+            current.fields.update(source=source, status=status, session_key=session or "")
+            current.meta = True
         elif current is not None:
-            current["body"].append(line)
+            current.body.append(line)
         elif not line.startswith("# "):
             loose.append(line)
     close()

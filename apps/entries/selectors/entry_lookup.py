@@ -1,4 +1,4 @@
-"""Reads for entries, always scoped to one agent, and to an audience of its users."""
+"""Entries by name or alias, pages and searches of them, as an audience sees them."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass

@@ -1,61 +1,19 @@
-"""Reads for error memory and learnings, always scoped to one agent. Searches and hints do
-not write: callers refresh the TTL of what they return (services.errors_touch)."""
+"""Error records and learnings by id and in pages, each shown as its reader may see it."""
 
 import copy
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TypeVar
 
 from django.db.models import Model, Q, QuerySet
 
 from apps.agents.models import Agent
 from apps.agents.users import Audience
-from apps.core.errors import InvalidInput, NotFound
+from apps.core.errors import NotFound
 from apps.core.pagination import Page, keyset_paginate
-from apps.core.replicas import on_replica
-from apps.core.scrub import scrub_text
 from apps.learnings.models import ErrorDetail, ErrorRecord, Learning, LearningStatus, Outcome
-from apps.learnings.services.errors import error_key
-from apps.providers.embeddings import EmbeddingError
-from apps.search.legs import contains_search, vector_search
-from apps.search.ranking import FusedHit, rrf
-
-# How a hint reads, by the outcome on record (seed 000: apply a resolution, avoid a strategy).
-PRIORITY = {Outcome.RESOLVED: 0, Outcome.FAILED: 1, Outcome.ABANDONED: 1, Outcome.OPEN: 2}
-CANDIDATES = 200  # most recent records of one tool considered for hints
 
 M = TypeVar("M", bound=Model)
-
-
-def hint_rule(record: ErrorRecord) -> tuple[str, str]:
-    """(rule, text): "apply: <resolution>", "avoid: <strategy>" or "seen before"."""
-    if record.outcome == Outcome.RESOLVED:
-        return "apply", f"apply: {record.resolution}"
-    if record.outcome in (Outcome.FAILED, Outcome.ABANDONED):
-        return "avoid", f"avoid: {record.strategy}"
-    return "seen before", "seen before"
-
-
-@dataclass(frozen=True)
-class Hint:
-    record: ErrorRecord
-    rule: str
-    text: str
-    similarity: float  # to the failing call's error: 1.0 same normalised text, else cosine
-
-
-@dataclass(frozen=True)
-class ErrorHit:
-    record: ErrorRecord
-    score: float
-    legs: dict[str, float]
-
-
-@dataclass(frozen=True)
-class ErrorSearch:
-    items: list[ErrorHit]
-    degraded: list[str] = field(default_factory=list)  # ["semantic"]: query not embedded
 
 
 def _one(qs: QuerySet[M], pk: int, *, what: str, param: str) -> M:
@@ -71,7 +29,7 @@ def _given(**filters: str | None) -> dict[str, str]:
     return {name: value for name, value in filters.items() if value}
 
 
-def _newest_first(qs: QuerySet, *, cursor: str | None, limit: int) -> Page:
+def _newest_first(qs: QuerySet[M], *, cursor: str | None, limit: int) -> Page[M]:
     return keyset_paginate(
         qs, fields=("created_at", "id"), cursor=cursor, limit=limit, descending=True
     )
@@ -149,53 +107,6 @@ def errors_page(
     return _shown_page(page, records_shown(page.items, audience))
 
 
-def _similarities(agent: Agent, tool_name: str, text: str, qs: QuerySet) -> dict[int, float]:
-    try:
-        hits = vector_search(
-            "errors",
-            agent_id=agent.pk,
-            query=f"{tool_name}: {text}",
-            limit=CANDIDATES,
-            queryset=qs,
-            exact=True,
-        )
-    except EmbeddingError:
-        return {}  # without vectors, exact text matches still rank first
-    return {h.object_id: float(h.score) for h in hits}
-
-
-def error_hints(
-    *,
-    agent: Agent,
-    tool_name: str,
-    error: str,
-    audience: Audience,
-    exclude: set[int] | None = None,
-) -> list[Hint]:
-    """Seed 000's hints for a failing tool: its live records, the most similar to this error
-    first, then resolved before failed or abandoned before open, then the newest; each as
-    `audience` reads it (records_shown). `error` is compared as given and de-identified."""
-    limit = agent.config.error_hints_limit
-    if limit <= 0:
-        return []
-    qs = ErrorRecord.objects.live().filter(agent=agent, tool_name=tool_name)
-    if exclude:
-        qs = qs.exclude(pk__in=exclude)
-    records = list(qs.defer("embedding").order_by("-created_at", "-id")[:CANDIDATES])
-    if not records:
-        return []
-    keys = {error_key(text) for text in (error, scrub_text(error))} if error else set()
-    cosine = _similarities(agent, tool_name, error, qs) if error else {}
-    scored = []
-    for r in records:
-        similarity = 1.0 if r.normalized in keys else cosine.get(r.pk, 0.0)
-        scored.append((-round(similarity, 6), PRIORITY[r.outcome], -r.created_at.timestamp(), r))
-    scored.sort(key=lambda row: row[:3])
-    best = scored[:limit]
-    shown = records_shown([r for *_, r in best], audience)
-    return [Hint(r, *hint_rule(r), similarity=-s) for (s, *_), r in zip(best, shown, strict=True)]
-
-
 def errors_first_seen_in(*, agent: Agent, session_id: uuid.UUID) -> set[int]:
     """Open records a session's own failures created and nothing has hit since."""
     return set(
@@ -203,47 +114,6 @@ def errors_first_seen_in(*, agent: Agent, session_id: uuid.UUID) -> set[int]:
             agent=agent, session_id=session_id, outcome=Outcome.OPEN, hit_count=0
         ).values_list("pk", flat=True)
     )
-
-
-@on_replica
-def errors_search(
-    *, agent: Agent, query: str, tool_name: str | None, k: int, audience: Audience
-) -> ErrorSearch:
-    """Seed 000's search_error_memory: substring and vector matches over the de-identified
-    records, fused by RRF, each as `audience` reads it; the substring leg alone, with
-    `degraded` ["semantic"], when the query cannot be embedded."""
-    if not isinstance(query, str) or not query.strip():
-        raise InvalidInput("query must not be empty", loc=["body", "query"])
-    if "\x00" in query:
-        raise InvalidInput("query must not contain NUL characters", loc=["body", "query"])
-    qs = ErrorRecord.objects.live().filter(agent=agent)
-    if tool_name:
-        qs = qs.filter(tool_name=tool_name)
-    legs = [
-        contains_search(
-            "errors",
-            agent_id=agent.pk,
-            text=query.strip(),
-            limit=k,
-            field="error",
-            queryset=qs,
-            order_by=("-created_at", "-id"),
-        )
-    ]
-    degraded = []
-    try:
-        legs.append(vector_search("errors", agent_id=agent.pk, query=query, limit=k, queryset=qs))
-    except EmbeddingError:
-        degraded.append("semantic")  # the substring leg still answers
-    fused: list[FusedHit] = rrf(*legs)[:k]
-    found = qs.defer("embedding").in_bulk([h.object_id for h in fused])
-    rows = {r.pk: r for r in records_shown(list(found.values()), audience)}
-    items = [
-        ErrorHit(rows[h.object_id], h.score, {leg: r.score for leg, r in h.legs.items()})
-        for h in fused
-        if h.object_id in rows
-    ]
-    return ErrorSearch(items=items, degraded=degraded)
 
 
 def learning_get(*, agent: Agent, learning_id: int, audience: Audience) -> Learning:

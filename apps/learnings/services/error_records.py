@@ -10,18 +10,19 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TypedDict
 
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from pydantic import JsonValue
 
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.core.errors import InvalidInput, NotFound, PayloadTooLarge
 from apps.core.validation import check_json_limits, check_parsed, clean_text
 from apps.learnings.models import ErrorRecord, Outcome
-from apps.learnings.services.details import Origin, detail_keep, detail_update
+from apps.learnings.services.error_details import Origin, RawText, detail_keep, detail_update
 from apps.search.embedding import schedule_embedding
 
 AGENT_ORIGIN = Origin()  # the agent's own failure: pattern rules only, no detail
@@ -47,7 +48,7 @@ def expiry(agent: Agent, now: datetime) -> datetime:
     return now + timedelta(days=agent.config.error_memory_ttl_days)
 
 
-def clean_json(value: Any, *, loc: list) -> dict:
+def clean_json(value: object, *, loc: list[str | int]) -> dict[str, JsonValue]:
     """A JSON object within the free-form limits (check_json_limits) that PostgreSQL can
     store (check_parsed: no NUL, lone surrogate or non-finite number); InvalidInput or
     PayloadTooLarge naming `loc` otherwise."""
@@ -63,7 +64,7 @@ def clean_json(value: Any, *, loc: list) -> dict:
     return value
 
 
-def _captured_json(value: Any) -> dict:
+def _captured_json(value: object) -> dict[str, JsonValue]:
     """`value` if clean_json accepts it, else a note of what was dropped (capture must not
     fail an append that is already stored)."""
     try:
@@ -79,7 +80,7 @@ def _text(value: object, field: str, *, required: bool = False) -> str:
     )
 
 
-def clean_tool(value: object, *, loc: list) -> str:
+def clean_tool(value: object, *, loc: list[str | int]) -> str:
     return clean_text(
         value,
         label="tool_name",
@@ -90,7 +91,7 @@ def clean_tool(value: object, *, loc: list) -> str:
     )
 
 
-def clean_outcome(value: object, *, loc: list) -> str:
+def clean_outcome(value: object, *, loc: list[str | int]) -> str:
     if value not in Outcome.values:
         raise InvalidInput(f"must be one of {', '.join(Outcome.values)}", loc=loc)
     return str(value)
@@ -104,7 +105,7 @@ def _hit(record: ErrorRecord, agent: Agent, now: datetime) -> ErrorRecord:
     return record
 
 
-def _insert(agent: Agent, now: datetime, **fields: Any) -> ErrorRecord:
+def _insert(agent: Agent, now: datetime, **fields: object) -> ErrorRecord:
     """A new record living a TTL from now, embedded after commit."""
     record = ErrorRecord.objects.create(
         agent=agent, expires_at=expiry(agent, now), created_at=now, updated_at=now, **fields
@@ -113,7 +114,20 @@ def _insert(agent: Agent, now: datetime, **fields: Any) -> ErrorRecord:
     return record
 
 
-def _remember(agent: Agent, fields: dict, origin: Origin) -> tuple[ErrorRecord, bool]:
+class _Shared(TypedDict):
+    """An error record's fields as every reader sees them (de-identified)."""
+
+    tool_name: str
+    error: str
+    strategy: str
+    resolution: str
+    arguments: dict[str, JsonValue]
+    context: dict[str, JsonValue]
+    normalized: str
+    outcome: str
+
+
+def _remember(agent: Agent, fields: _Shared, origin: Origin) -> tuple[ErrorRecord, bool]:
     """Insert the record, or update and hit the live one with its tool, error and strategy:
     (record, created). `fields` are the shared (de-identified) ones."""
     with transaction.atomic():
@@ -147,8 +161,8 @@ def error_record_create(
     agent: Agent,
     tool_name: str,
     error: str,
-    arguments: dict | None = None,
-    context: dict | None = None,
+    arguments: dict[str, JsonValue] | None = None,
+    context: dict[str, JsonValue] | None = None,
     strategy: str = "",
     outcome: str = Outcome.OPEN,
     resolution: str = "",
@@ -158,7 +172,7 @@ def error_record_create(
     text is the origin user's ErrorDetail). The same tool, error and strategy again (once
     de-identified) is one record: its outcome and resolution are updated and it counts a
     hit. Returns (record, created); InvalidInput or PayloadTooLarge name a bad field."""
-    raw: dict[str, Any] = {
+    raw: RawText = {
         "error": _text(error, "error", required=True),
         "strategy": _text(strategy, "strategy"),
         "resolution": _text(resolution, "resolution"),
@@ -166,11 +180,15 @@ def error_record_create(
         "context": clean_json(context, loc=["body", "context"]),
     }
     scrub = origin.scrubber
-    shared = {name: scrub.value(value) for name, value in raw.items()}
-    fields = {
+    shared_error = scrub.text(raw["error"])
+    fields: _Shared = {
         "tool_name": clean_tool(tool_name, loc=["body", "tool_name"]),
-        **shared,
-        "normalized": error_key(shared["error"]),
+        "error": shared_error,
+        "strategy": scrub.text(raw["strategy"]),
+        "resolution": scrub.text(raw["resolution"]),
+        "arguments": scrub.value(raw["arguments"]),
+        "context": scrub.value(raw["context"]),
+        "normalized": error_key(shared_error),
         "outcome": clean_outcome(outcome, loc=["body", "outcome"]),
     }
     with transaction.atomic():
@@ -184,8 +202,8 @@ def error_capture(
     agent: Agent,
     tool_name: str,
     error: str,
-    arguments: Any = None,
-    context: Any = None,
+    arguments: object = None,
+    context: object = None,
     request: str = "",
     origin: Origin = AGENT_ORIGIN,
 ) -> tuple[ErrorRecord, bool]:
@@ -221,7 +239,12 @@ def error_capture(
                 arguments=scrub.value(arguments),
                 context=scrub.value(context),
             )
-        raw = {"error": error, "arguments": arguments, "context": context, "request": request}
+        raw: RawText = {
+            "error": error,
+            "arguments": arguments,
+            "context": context,
+            "request": request,
+        }
         detail_keep(agent=agent, origin=origin, record=record, **raw)
     return record, created
 

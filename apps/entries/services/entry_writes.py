@@ -10,8 +10,6 @@ so a user's MEMORY.md sits beside the agent's. A write names its owner; it never
 another owner's entry.
 """
 
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -378,21 +376,3 @@ def entry_archives_remove(
     EntryAlias.objects.filter(entry__in=archives).delete()
     Entry.objects.filter(pk__in=[e.pk for e in archives]).delete()
     return [e.name for e in archives]
-
-
-@transaction.atomic
-def entries_erase_user(*, agent: Agent, user: str, also: Sequence[int] = ()) -> dict[str, int]:
-    """Delete every entry of one end user of the agent (their MEMORY.md and USER.md too), the
-    entries `also` names (their sessions' archives), and the aliases and changes of all of
-    them; unlike Remove, the change log keeps nothing. The rows deleted per model label. The
-    caller holds the agent's lock."""
-    if user == AGENT:
-        raise ValueError("the agent's own entries are not a user's")
-    entries = Entry.objects.filter(agent=agent).filter(Q(user=user) | Q(pk__in=list(also)))
-    owned = Q(user=user) | Q(entry__in=entries)
-    deleted: Counter[str] = Counter()
-    # Changes first: deleting an entry would leave them behind without it (SET_NULL).
-    deleted.update(EntryChange.objects.filter(agent=agent).filter(owned).delete()[1])
-    deleted.update(EntryAlias.objects.filter(agent=agent).filter(owned).delete()[1])
-    deleted.update(entries.delete()[1])
-    return dict(deleted)

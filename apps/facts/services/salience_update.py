@@ -1,4 +1,4 @@
-"""A fact's salience (apps.facts.salience) from its row, cached on write, recall and decay.
+"""A fact's salience (apps.facts.salience_score) from its row, cached on write, recall and decay.
 
 Counters move with F() updates under the agent lock (apps.agents.locks), never by
 read-modify-write; salience is then computed from the locked, current row.
@@ -16,7 +16,7 @@ from apps.agents.config import AgentConfig
 from apps.agents.locks import lock_agent
 from apps.agents.models import Agent
 from apps.facts.models import Fact
-from apps.facts.salience import salience
+from apps.facts.salience_score import salience
 
 _SCORED = ("id", "importance", "access_count", "last_accessed_at", "created_at", "salience")
 
