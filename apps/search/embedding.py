@@ -17,7 +17,6 @@ called inside a transaction.
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import cast
 
 import numpy as np
@@ -25,7 +24,6 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, F, Q, QuerySet
 
-from apps.core.unavailable import send_or_defer
 from apps.providers.embeddings import (
     EMBEDDING_DIMENSIONS,
     EmbeddingError,
@@ -108,31 +106,14 @@ def retry_delay(attempts: int) -> float:
     return min(base * 2 ** max(attempts - 1, 0), 3600.0)
 
 
-def _json_ids(ids: Sequence) -> list:
-    """Task arguments are JSON: integer keys stay ints, UUIDs travel as strings."""
-    return [i if isinstance(i, int) else str(i) for i in ids]
-
-
-def enqueue_embedding(*, corpus: str, ids: Sequence) -> None:
-    """Send `search.embed` tasks for these rows now, `batch_size()` ids per task."""
-    from apps.search.tasks import embed_task  # the tasks module imports this one
-
-    get_corpus(corpus)  # an unknown name fails here, in the caller, not in the worker
-    ids = _json_ids(ids)
+def id_batches(*, corpus: str, ids: Sequence[int | str]) -> list[list[int | str]]:
+    """`ids` as the arguments of `search.embed` tasks, `batch_size()` ids each; an unknown
+    corpus fails here, in the caller, not in the worker. Task arguments are JSON: integer
+    keys stay ints, UUIDs travel as strings."""
+    get_corpus(corpus)
+    json_ids: list[int | str] = [i if isinstance(i, int) else str(i) for i in ids]
     size = batch_size()
-    for start in range(0, len(ids), size):
-        embed_task.delay(corpus, ids[start : start + size])
-
-
-def schedule_embedding(*, corpus: str, agent_id: int) -> None:
-    """Once the current transaction commits, make sure a sweep of this agent's rows without
-    a vector is queued (one per agent at a time; apps/search/sweeps.py)."""
-    from apps.search.sweeps import request_sweep  # it imports this module
-
-    get_corpus(corpus)  # an unknown name fails here, in the caller, not in the worker
-    # A broker that is down leaves the rows to the search.embed_pending sweep.
-    send = partial(request_sweep, agent_id=agent_id)
-    transaction.on_commit(lambda: send_or_defer(send, what=f"embedding {corpus}"))
+    return [json_ids[start : start + size] for start in range(0, len(json_ids), size)]
 
 
 def embed_text(text: str, *, corpus: str | None = None) -> Embedding:

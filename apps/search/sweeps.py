@@ -27,6 +27,7 @@ import math
 import time
 from dataclasses import dataclass
 
+from celery import Task
 from django.core.cache import cache
 
 from apps.search import embedding, sweep_lock
@@ -39,6 +40,9 @@ MARKER_SECONDS = 300
 # it was left for.
 NOTE_SECONDS = 330
 
+# The sweep's task: one agent's id in, the rows embedded out.
+SweepTask = Task[[int], int]
+
 
 def marker_key(agent_id: int) -> str:
     return f"search:embed-agent:{agent_id}"
@@ -48,18 +52,17 @@ def again_key(agent_id: int) -> str:
     return f"search:embed-agent-again:{agent_id}"
 
 
-def request_sweep(*, agent_id: int, countdown: float = 0.0) -> bool:
-    """Queue `search.embed_agent` for this agent unless one is already queued; True when this
-    call queued it. `countdown` delays it (a retry after a failure)."""
-    from apps.search.tasks import embed_agent_task  # the tasks module imports this one
-
+def request_sweep(*, task: SweepTask, agent_id: int, countdown: float = 0.0) -> bool:
+    """Queue `task` (`search.embed_agent`, passed in: the tasks module imports this one) for
+    this agent unless one is already queued; True when this call queued it. `countdown`
+    delays it (a retry after a failure)."""
     if not cache.add(marker_key(agent_id), 1, timeout=MARKER_SECONDS + countdown):
         return False
     try:
         if countdown:
-            embed_agent_task.apply_async((agent_id,), countdown=countdown)
+            task.apply_async((agent_id,), countdown=countdown)
         else:
-            embed_agent_task.delay(agent_id)
+            task.delay(agent_id)
     except Exception:
         cache.delete(marker_key(agent_id))  # not queued: the next write may try again
         raise

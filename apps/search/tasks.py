@@ -23,10 +23,12 @@ def embed_agent_task(self, agent_id: int) -> int:
     if not self.request.is_eager:
         if result.failed:  # rows now at the maximum are left out of the next read
             sweeps.request_sweep(
-                agent_id=agent_id, countdown=embedding.retry_delay(result.attempts)
+                task=embed_agent_task,
+                agent_id=agent_id,
+                countdown=embedding.retry_delay(result.attempts),
             )
         elif result.more:
-            sweeps.request_sweep(agent_id=agent_id)
+            sweeps.request_sweep(task=embed_agent_task, agent_id=agent_id)
     return result.embedded
 
 
@@ -58,7 +60,8 @@ def embed_pending_task(limit: int | None = None) -> int:
     for corpus in embedding_corpora():
         work = embedding.pending_work(corpus=corpus.name, limit=limit)
         agent_ids |= work.agent_ids
-        embedding.enqueue_embedding(corpus=corpus.name, ids=work.backfill_ids)
+        for batch in embedding.id_batches(corpus=corpus.name, ids=work.backfill_ids):
+            embed_task.delay(corpus.name, batch)
         found += work.rows
     # Straight to the queue, past the marker: a marker whose sweep was lost must not hold the
     # rows back, and a sweep that finds another running costs one cache round trip.

@@ -25,7 +25,8 @@ from apps.facts.services.validation import (
     clean_key,
     clean_value,
 )
-from apps.search.embedding import Embedding, embed_text, schedule_embedding, states_replace
+from apps.search.embedding import Embedding, embed_text, states_replace
+from apps.search.embedding_queue import schedule_embedding
 
 
 def add_version(fact: Fact, *, old: str, new: str, by: str, reason: str, at: datetime) -> None:

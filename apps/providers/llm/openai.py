@@ -28,6 +28,7 @@ from apps.providers.llm.base import (
     LLMTimeout,
     LLMUnavailable,
 )
+from apps.providers.tokens import count_tokens, count_tokens_batch
 
 logger = logging.getLogger(__name__)
 
@@ -288,8 +289,6 @@ class OpenAIChat:
             estimated = False
         else:  # no usage from the server: counted here
             estimated = True
-            from apps.providers.tokens import count_tokens, count_tokens_batch
-
             input_tokens = sum(count_tokens_batch([m.content for m in messages]))
             output_tokens = count_tokens(text)
         finish_reason = choices[0].get("finish_reason")

@@ -6,6 +6,7 @@ from apps.agents.models import Agent
 from apps.providers.embeddings import vector_label
 from apps.search import embedding
 from apps.search.corpora import embedding_corpora
+from apps.search.embedding_queue import enqueue_embedding
 
 
 class Command(BaseCommand):
@@ -44,7 +45,7 @@ class Command(BaseCommand):
             corpus=name, label=label, agent_id=agent_id, include_current=force
         )
         if enqueue:
-            embedding.enqueue_embedding(corpus=name, ids=ids)
+            enqueue_embedding(corpus=name, ids=ids)
             self.stdout.write(f"enqueued {len(ids)} {name} for {label}")
             return 0
         size = embedding.batch_size()
