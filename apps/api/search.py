@@ -13,7 +13,7 @@ from apps.providers.embeddings import vector_label
 from apps.search.corpora import all_corpora
 from apps.search.embedding import Backlog, backlog
 from apps.search.schemas import EmbeddingStatusOut
-from apps.search.tokens import token_backlog
+from apps.search.token_states import token_backlog
 
 router = Router(tags=["search"])
 

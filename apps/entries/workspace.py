@@ -36,7 +36,7 @@ from apps.entries.archive import ArchiveLimits, Readable, check_declared_size, r
 from apps.entries.models import Action, Entry, EntryAlias, Kind
 from apps.entries.selectors import entries_all
 from apps.entries.services import entry_change_record, entry_set_content
-from apps.providers.tokens import count_tokens_batch
+from apps.providers.token_counts import count_tokens_batch
 
 FORMAT = "memoryhub-workspace"
 VERSION = 1

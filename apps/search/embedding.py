@@ -22,17 +22,18 @@ from typing import cast
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, F, Model, Q, QuerySet
 
 from apps.providers.embeddings import (
     EMBEDDING_DIMENSIONS,
+    Embedder,
     EmbeddingError,
     TokenEmbedder,
     get_embedder,
     vector_label,
 )
 from apps.search.corpora import Corpus, embedding_corpora, get_corpus
-from apps.search.tokens import missing, states_write, token_space
+from apps.search.token_states import missing, states_write, token_space
 from apps.search.vector_write import vectors_write
 
 logger = logging.getLogger(__name__)
@@ -135,7 +136,7 @@ def embed_text(text: str, *, corpus: str | None = None) -> Embedding:
     return Embedding(vector=vector, model=vector_label(embedder), error="")
 
 
-def states_replace(*, corpus: str, pk, emb: Embedding) -> None:
+def states_replace(*, corpus: str, pk: object, emb: Embedding) -> None:
     """Inside the write that gives a row `emb`'s text: its token states become `emb`'s, or
     none (the embedding pipeline's backfill then makes them), never the old text's."""
     c = get_corpus(corpus)
@@ -146,12 +147,12 @@ def states_replace(*, corpus: str, pk, emb: Embedding) -> None:
         states_write(c, [(pk, emb.codes)], emb.space)
 
 
-def _embed_checked(embedder, texts: list[str]) -> list[np.ndarray]:
+def _embed_checked(embedder: Embedder, texts: list[str]) -> list[np.ndarray]:
     _check_dimensions(embedder)
     return [np.asarray(v, dtype=np.float32) for v in embedder.embed(texts)]
 
 
-def _check_dimensions(embedder) -> None:
+def _check_dimensions(embedder: Embedder) -> None:
     if embedder.dimensions != EMBEDDING_DIMENSIONS:
         raise EmbeddingError(
             f"{vector_label(embedder)} makes {embedder.dimensions}-d vectors; the store keeps "
@@ -230,7 +231,7 @@ def embed_rows(c: Corpus, rows: list) -> EmbedResult:
     texts = [c.embed(row) for row in rows]
     if space.error:
         logger.warning("%s: vectors without token states: %s", c.name, space.error)
-    codes = None
+    codes: list[np.ndarray] | None = None
     try:
         if space.label:
             _check_dimensions(embedder)
@@ -246,7 +247,12 @@ def embed_rows(c: Corpus, rows: list) -> EmbedResult:
 
 
 def _write_vectors(
-    c: Corpus, rows: list, vectors: list[np.ndarray], label: str, codes, space: str
+    c: Corpus,
+    rows: list[Model],
+    vectors: list[np.ndarray],
+    label: str,
+    codes: list[np.ndarray] | None,
+    space: str,
 ) -> int:
     """One UPDATE for the batch (apps/search/vector_write.py), then the written rows' states."""
     with transaction.atomic():

@@ -18,9 +18,14 @@ Existing rows are indexed when the operation runs.
 """
 
 from collections.abc import Sequence
-from typing import Any
+from typing import (
+    Any,  # Any: Operation.deconstruct's own kwargs type; the _IndexOperation kwargs pass through
+)
 
 from django.db import migrations
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import ProjectState
 
 from apps.search.backends import postgres, sqlite
 from apps.search.backends.base import TableSpec, table_spec
@@ -53,19 +58,21 @@ class _IndexOperation(migrations.operations.base.Operation):
             kwargs["vendors"] = self.vendors
         return kwargs
 
-    def state_forwards(self, app_label, state) -> None:
+    def state_forwards(self, app_label: str, state: ProjectState) -> None:
         pass  # no model state changes: the side tables are not models
 
     def _columns(self) -> dict:
         """The table_spec arguments naming the indexed columns."""
         raise NotImplementedError
 
-    def _spec(self, app_label, state, connection) -> TableSpec:
+    def _spec(
+        self, app_label: str, state: ProjectState, connection: BaseDatabaseWrapper
+    ) -> TableSpec:
         label = self.model_name if "." in self.model_name else f"{app_label}.{self.model_name}"
         model = state.apps.get_model(label)
         return table_spec(model, connection, agent_field=self.agent_field, **self._columns())
 
-    def _run(self, schema_editor, statements: Sequence[str]) -> None:
+    def _run(self, schema_editor: BaseDatabaseSchemaEditor, statements: Sequence[str]) -> None:
         for statement in statements:
             schema_editor.execute(statement, params=None)
 
@@ -74,13 +81,25 @@ class _IndexOperation(migrations.operations.base.Operation):
         name = f"{self.index}_index_sql" if forwards else f"drop_{self.index}_index_sql"
         return getattr(module, name)(spec)
 
-    def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
+    def database_forwards(
+        self,
+        app_label: str,
+        schema_editor: BaseDatabaseSchemaEditor,
+        from_state: ProjectState,
+        to_state: ProjectState,
+    ) -> None:
         conn = schema_editor.connection
         if conn.vendor in self.vendors:
             spec = self._spec(app_label, from_state if self.drops else to_state, conn)
             self._run(schema_editor, self._sql(conn.vendor, spec, forwards=not self.drops))
 
-    def database_backwards(self, app_label, schema_editor, from_state, to_state) -> None:
+    def database_backwards(
+        self,
+        app_label: str,
+        schema_editor: BaseDatabaseSchemaEditor,
+        from_state: ProjectState,
+        to_state: ProjectState,
+    ) -> None:
         conn = schema_editor.connection
         if conn.vendor in self.vendors:
             spec = self._spec(app_label, to_state if self.drops else from_state, conn)
@@ -92,11 +111,11 @@ class AddKeywordIndex(_IndexOperation):
 
     index = "keyword"
 
-    def __init__(self, model_name: str, *, fields: Sequence[str], **kwargs) -> None:
+    def __init__(self, model_name: str, *, fields: Sequence[str], **kwargs: Any) -> None:
         super().__init__(model_name, **kwargs)
         self.fields = tuple(fields)
 
-    def deconstruct(self):
+    def deconstruct(self) -> tuple[str, list[str], dict[str, Any]]:
         return (
             self.__class__.__qualname__,
             [self.model_name],
@@ -113,11 +132,11 @@ class AddKeywordIndex(_IndexOperation):
 class _FieldIndexOperation(_IndexOperation):
     """An index on one field of the model, named by `field`."""
 
-    def __init__(self, model_name: str, *, field: str, **kwargs) -> None:
+    def __init__(self, model_name: str, *, field: str, **kwargs: Any) -> None:
         super().__init__(model_name, **kwargs)
         self.field = field
 
-    def deconstruct(self):
+    def deconstruct(self) -> tuple[str, list[str], dict[str, Any]]:
         return (
             self.__class__.__qualname__,
             [self.model_name],

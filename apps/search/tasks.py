@@ -1,6 +1,6 @@
 """The embedding pipeline's tasks, the same for every corpus: thin, ids in, idempotent."""
 
-from celery import shared_task
+from celery import Task, shared_task
 
 from apps.search import embedding, sweeps
 from apps.search.corpora import embedding_corpora
@@ -13,7 +13,7 @@ from apps.search.corpora import embedding_corpora
     soft_time_limit=240,
     time_limit=300,
 )
-def embed_agent_task(self, agent_id: int) -> int:
+def embed_agent_task(self: Task[[int], int], agent_id: int) -> int:
     """Sweep one agent's rows without a vector, in batches, one sweep of an agent at a time
     (apps/search/sweeps.py). After a failed batch (its attempts recorded on its rows) the
     sweep is queued again after the backoff; one that stopped at its row or time limit is
@@ -40,7 +40,7 @@ def embed_agent_task(self, agent_id: int) -> int:
     soft_time_limit=240,
     time_limit=300,
 )
-def embed_task(self, corpus: str, ids: list) -> int:
+def embed_task(self: Task[[str, list[int | str]], int], corpus: str, ids: list[int | str]) -> int:
     """Embed these rows of `corpus` (idempotent); on failure retry with backoff up to the
     maximum attempts. Eager runs (tests) leave retries to the beat sweep."""
     result = embedding.corpus_embed(corpus=corpus, ids=ids)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from apps.conversations.models import Message
-from apps.providers.tokens import count_tokens
+from apps.providers.token_counts import count_tokens
 from tests.memory.helpers import BROKEN, use_embedder
 
 pytestmark = pytest.mark.django_db

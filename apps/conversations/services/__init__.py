@@ -29,7 +29,7 @@ from apps.conversations.models import (
 from apps.conversations.services.pop import message_pop as message_pop
 from apps.core.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
 from apps.core.fields import to_utc
-from apps.providers.tokens import count_tokens_batch
+from apps.providers.token_counts import count_tokens_batch
 from apps.search.embedding_queue import schedule_embedding
 
 

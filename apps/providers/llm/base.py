@@ -46,7 +46,7 @@ class LLMResult:
     """A completion and what it cost.
 
     Token counts come from the server's `usage`; when it sends none they are offline
-    estimates (apps.providers.tokens) and `usage_estimated` is True.
+    estimates (apps.providers.token_counts) and `usage_estimated` is True.
     """
 
     text: str

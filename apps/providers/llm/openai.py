@@ -28,7 +28,7 @@ from apps.providers.llm.base import (
     LLMTimeout,
     LLMUnavailable,
 )
-from apps.providers.tokens import count_tokens, count_tokens_batch
+from apps.providers.token_counts import count_tokens, count_tokens_batch
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,8 @@
 """Re-embed rows whose vector is missing or was made by another model, in every corpus."""
 
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.agents.models import Agent
 from apps.providers.embeddings import vector_label
@@ -16,7 +18,7 @@ class Command(BaseCommand):
         "re-embeds everything; --corpus limits it to one corpus."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         names = [c.name for c in embedding_corpora()]
         parser.add_argument("--corpus", choices=names, help="only this corpus")
         parser.add_argument("--agent", help="only this agent (slug)")
@@ -25,7 +27,15 @@ class Command(BaseCommand):
             "--enqueue", action="store_true", help="send batches to the Celery worker instead"
         )
 
-    def handle(self, *args, corpus=None, agent=None, all=False, enqueue=False, **options):
+    def handle(
+        self,
+        *args: str,
+        corpus: str | None = None,
+        agent: str | None = None,
+        all: bool = False,
+        enqueue: bool = False,
+        **options: Any,  # Any: BaseCommand.handle's own argument types
+    ) -> None:
         agent_id = None
         if agent:
             found = Agent.objects.filter(slug=agent).first()
@@ -40,7 +50,9 @@ class Command(BaseCommand):
         if failed:
             raise CommandError(f"{failed} rows could not be embedded")
 
-    def _corpus(self, name: str, label: str, agent_id, *, force: bool, enqueue: bool) -> int:
+    def _corpus(
+        self, name: str, label: str, agent_id: int | None, *, force: bool, enqueue: bool
+    ) -> int:
         ids = embedding.stale_ids(
             corpus=name, label=label, agent_id=agent_id, include_current=force
         )

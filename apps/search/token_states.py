@@ -22,7 +22,7 @@ from apps.providers.embeddings import (
     get_embedder,
     vector_label,
 )
-from apps.providers.embeddings.tokens import unit_rows
+from apps.providers.embeddings.token_embedder import unit_rows
 from apps.search.corpora import Corpus, get_corpus
 
 
