@@ -12,7 +12,8 @@ from apps.providers.llm import get_chat_model
 
 
 def check_providers(
-    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+    app_configs: Sequence[AppConfig] | None = None,
+    **kwargs: Any,  # Any: a system check's keyword arguments, as Django passes them
 ) -> list[checks.CheckMessage]:
     """One Error per provider entry that cannot be built; nothing is loaded or contacted."""
     errors: list[checks.CheckMessage] = []

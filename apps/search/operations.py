@@ -18,9 +18,6 @@ Existing rows are indexed when the operation runs.
 """
 
 from collections.abc import Sequence
-from typing import (
-    Any,  # Any: Operation.deconstruct's own kwargs type; the _IndexOperation kwargs pass through
-)
 
 from django.db import migrations
 from django.db.backends.base.base import BaseDatabaseWrapper
@@ -50,8 +47,8 @@ class _IndexOperation(migrations.operations.base.Operation):
         self.agent_field = agent_field
         self.vendors = tuple(vendors)
 
-    def _kwargs(self) -> dict:
-        kwargs: dict[str, Any] = {}
+    def _kwargs(self) -> dict[str, object]:
+        kwargs: dict[str, object] = {}
         if self.agent_field != "agent":
             kwargs["agent_field"] = self.agent_field
         if self.vendors != VENDORS:
@@ -111,11 +108,18 @@ class AddKeywordIndex(_IndexOperation):
 
     index = "keyword"
 
-    def __init__(self, model_name: str, *, fields: Sequence[str], **kwargs: Any) -> None:
-        super().__init__(model_name, **kwargs)
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        fields: Sequence[str],
+        agent_field: str = "agent",
+        vendors: Sequence[str] = VENDORS,
+    ) -> None:
+        super().__init__(model_name, agent_field=agent_field, vendors=vendors)
         self.fields = tuple(fields)
 
-    def deconstruct(self) -> tuple[str, list[str], dict[str, Any]]:
+    def deconstruct(self) -> tuple[str, list[str], dict[str, object]]:
         return (
             self.__class__.__qualname__,
             [self.model_name],
@@ -132,11 +136,18 @@ class AddKeywordIndex(_IndexOperation):
 class _FieldIndexOperation(_IndexOperation):
     """An index on one field of the model, named by `field`."""
 
-    def __init__(self, model_name: str, *, field: str, **kwargs: Any) -> None:
-        super().__init__(model_name, **kwargs)
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        field: str,
+        agent_field: str = "agent",
+        vendors: Sequence[str] = VENDORS,
+    ) -> None:
+        super().__init__(model_name, agent_field=agent_field, vendors=vendors)
         self.field = field
 
-    def deconstruct(self) -> tuple[str, list[str], dict[str, Any]]:
+    def deconstruct(self) -> tuple[str, list[str], dict[str, object]]:
         return (
             self.__class__.__qualname__,
             [self.model_name],

@@ -49,7 +49,7 @@ SPECIAL_TOKENS = frozenset({"[CLS]", "[SEP]", "[PAD]"})
 @dataclass(frozen=True)
 class _Runtime:
     tokenizer: "Tokenizer"
-    session: Any  # onnxruntime.InferenceSession (onnxruntime ships no types)
+    session: Any  # Any: onnxruntime.InferenceSession (onnxruntime ships no types)
 
 
 # One runtime per (model file, thread count) per process: the session holds ~90 MB and takes

@@ -79,7 +79,7 @@ class ChatModel(Protocol):
         *,
         timeout: float | None = None,
         response_format_json: bool = False,
-        schema: dict[str, Any] | None = None,
+        schema: dict[str, Any] | None = None,  # Any: a JSON schema (JSON values)
         schema_name: str = "answer",
         max_tokens: int | None = None,
         cancel: Cancellation | None = None,

@@ -77,12 +77,13 @@ def forget_learned_modes() -> None:
         _rejected.clear()
 
 
-def _positive_tokens(value: Any, what: str) -> int:
+def _positive_tokens(value: Any, what: str) -> int:  # Any: a value of the server's JSON answer
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{what} must be a positive integer, got {value!r}")
     return value
 
 
+# Any: a JSON schema, checked here
 def _check_call(messages: list[ChatMessage], schema: Any, schema_name: str) -> None:
     if not messages:
         raise ValueError("complete() needs at least one message")
@@ -162,7 +163,7 @@ class OpenAIChat:
         *,
         timeout: float | None = None,
         response_format_json: bool = False,
-        schema: dict[str, Any] | None = None,
+        schema: dict[str, Any] | None = None,  # Any: a JSON schema (JSON values)
         schema_name: str = "answer",
         max_tokens: int | None = None,
         cancel: Cancellation | None = None,
@@ -244,10 +245,10 @@ class OpenAIChat:
         self,
         messages: list[ChatMessage],
         mode: str,
-        schema: dict[str, Any] | None,
+        schema: dict[str, Any] | None,  # Any: a JSON schema (JSON values)
         schema_name: str,
         max_tokens: int,
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any]:  # Any: the request's JSON body
         payload: dict[str, Any] = {
             "model": self.name,
             "messages": [{"role": m.role, "content": m.content} for m in messages],
@@ -267,7 +268,11 @@ class OpenAIChat:
         return payload
 
     def _result(
-        self, answer: Any, endpoint: str, messages: list[ChatMessage], latency_ms: int
+        self,
+        answer: Any,  # Any: the server's JSON answer (json.loads' own type)
+        endpoint: str,
+        messages: list[ChatMessage],
+        latency_ms: int,
     ) -> LLMResult:
         if not isinstance(answer, dict):
             raise LLMBadResponse(f"{endpoint} answered JSON that is not an object")
