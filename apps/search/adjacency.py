@@ -34,14 +34,19 @@ def _session_field(corpus: Corpus) -> str:
     return corpus.session_field
 
 
+def _layout(corpus: Corpus) -> tuple[str, str, Field, list[Field]]:
+    """What the neighbour SQL names: the corpus's table, pk column, session field and order
+    fields."""
+    session = concrete_field(corpus.model, _session_field(corpus))
+    return corpus.table, corpus.pk_column, session, _fields(corpus)
+
+
 def _postgres_sql(
     corpus: Corpus, rows: Sequence[Model], before: int, after: int
 ) -> tuple[str, Params, int]:
     # One plan with an index probe per row; a UNION of hundreds of subqueries spends more
     # time planning than running.
-    table, pk = corpus.table, corpus.pk_column
-    session = concrete_field(corpus.model, _session_field(corpus))
-    order = _fields(corpus)
+    table, pk, session, order = _layout(corpus)
     ccols = ", ".join(f"c.{f.column}" for f in order)
     arrays = ", ".join(f"%s::{f.db_type(connection)}[]" for f in [session, *order])
     names = ", ".join(["s", *(column_of(f) for f in order)])
@@ -60,9 +65,7 @@ def _postgres_ids_sql(
 ) -> tuple[str, Params]:
     # The same plan as _postgres_sql, driven by primary keys: the rows' session and order
     # values come from a join instead of a round trip that loads the rows first.
-    table, pk = corpus.table, corpus.pk_column
-    session = concrete_field(corpus.model, _session_field(corpus))
-    order = _fields(corpus)
+    table, pk, session, order = _layout(corpus)
     ccols = ", ".join(f"c0.{f.column}" for f in order)
     sides = _sides(table, pk, session, f"c0.{session.column}", order, ccols, before, after)
     pk_type = corpus.model._meta.pk.db_type(connection)
@@ -77,9 +80,7 @@ def _postgres_ids_sql(
 def _sqlite_sql(
     corpus: Corpus, rows: Sequence[Model], before: int, after: int
 ) -> tuple[str, Params, int]:
-    table, pk = corpus.table, corpus.pk_column
-    session = concrete_field(corpus.model, _session_field(corpus))
-    order = _fields(corpus)
+    table, pk, session, order = _layout(corpus)
     cols = ", ".join(column_of(f) for f in order)
     marks = ", ".join("%s" for _ in order)
     parts, params = [], []

@@ -69,15 +69,27 @@ class _IndexOperation(migrations.operations.base.Operation):
         model = state.apps.get_model(label)
         return table_spec(model, connection, agent_field=self.agent_field, **self._columns())
 
-    def _run(self, schema_editor: BaseDatabaseSchemaEditor, statements: Sequence[str]) -> None:
-        for statement in statements:
-            schema_editor.execute(statement, params=None)
-
     def _sql(self, vendor: str, spec: TableSpec, *, forwards: bool) -> list[str]:
         module = postgres if vendor == "postgresql" else sqlite
         name = f"{self.index}_index_sql" if forwards else f"drop_{self.index}_index_sql"
         return getattr(module, name)(spec)
 
+    def _apply(
+        self,
+        app_label: str,
+        schema_editor: BaseDatabaseSchemaEditor,
+        state: ProjectState,
+        *,
+        create: bool,
+    ) -> None:
+        """Create (or drop) the index of the model as `state` has it, on the vendors named."""
+        conn = schema_editor.connection
+        if conn.vendor in self.vendors:
+            spec = self._spec(app_label, state, conn)
+            for statement in self._sql(conn.vendor, spec, forwards=create):
+                schema_editor.execute(statement, params=None)
+
+    # The state with the index's model, both ways: the one after a create, before a drop.
     def database_forwards(
         self,
         app_label: str,
@@ -85,10 +97,8 @@ class _IndexOperation(migrations.operations.base.Operation):
         from_state: ProjectState,
         to_state: ProjectState,
     ) -> None:
-        conn = schema_editor.connection
-        if conn.vendor in self.vendors:
-            spec = self._spec(app_label, from_state if self.drops else to_state, conn)
-            self._run(schema_editor, self._sql(conn.vendor, spec, forwards=not self.drops))
+        state = from_state if self.drops else to_state
+        self._apply(app_label, schema_editor, state, create=not self.drops)
 
     def database_backwards(
         self,
@@ -97,10 +107,8 @@ class _IndexOperation(migrations.operations.base.Operation):
         from_state: ProjectState,
         to_state: ProjectState,
     ) -> None:
-        conn = schema_editor.connection
-        if conn.vendor in self.vendors:
-            spec = self._spec(app_label, to_state if self.drops else from_state, conn)
-            self._run(schema_editor, self._sql(conn.vendor, spec, forwards=self.drops))
+        state = to_state if self.drops else from_state
+        self._apply(app_label, schema_editor, state, create=self.drops)
 
 
 class AddKeywordIndex(_IndexOperation):

@@ -11,9 +11,9 @@ import re
 import threading
 import time
 from dataclasses import replace
-from typing import Any
+from typing import Any, Unpack
 
-from apps.providers._http import Cancellation, HttpFailure, check_base_url, post_json
+from apps.providers._http import HttpFailure, check_base_url, post_json
 from apps.providers.guard import check_outside_transaction
 from apps.providers.llm.base import (
     JSON_OBJECT,
@@ -22,6 +22,7 @@ from apps.providers.llm.base import (
     PROMPT,
     STRUCTURED_MODES,
     ChatMessage,
+    CompleteOptions,
     LLMBadResponse,
     LLMError,
     LLMResult,
@@ -158,15 +159,7 @@ class OpenAIChat:
         return f"{self.name} via {self.url}/chat/completions (not contacted)"
 
     def complete(
-        self,
-        messages: list[ChatMessage],
-        *,
-        timeout: float | None = None,
-        response_format_json: bool = False,
-        schema: dict[str, Any] | None = None,  # Any: a JSON schema (JSON values)
-        schema_name: str = "answer",
-        max_tokens: int | None = None,
-        cancel: Cancellation | None = None,
+        self, messages: list[ChatMessage], **options: Unpack[CompleteOptions]
     ) -> LLMResult:
         """The model's reply to `messages`; raises an LLMError subclass on failure.
 
@@ -174,14 +167,17 @@ class OpenAIChat:
         takes; `max_tokens` overrides MAX_TOKENS; `cancel` abandons the call (LLMTimeout).
         """
         check_outside_transaction(f"{self.name} chat completion")
+        schema, schema_name = options.get("schema"), options.get("schema_name", "answer")
+        max_tokens, cancel = options.get("max_tokens"), options.get("cancel")
         _check_call(messages, schema, schema_name)
         limit = _positive_tokens(
             self.max_tokens if max_tokens is None else max_tokens, "max_tokens"
         )
-        budget = timeout or self.timeout
+        budget = options.get("timeout") or self.timeout
         deadline = time.monotonic() + budget
         endpoint = f"{self.url}/chat/completions"
-        mode = self._first_mode(wants_json=response_format_json, has_schema=schema is not None)
+        wants_json = options.get("response_format_json", False)
+        mode = self._first_mode(wants_json=wants_json, has_schema=schema is not None)
         rejected: list[str] = []
         started = time.monotonic()
         while True:
