@@ -11,8 +11,8 @@ from apps.conversations.schemas import ChatSearchIn, ChatSearchOut, quoted
 from apps.conversations.selectors import as_utc
 from apps.providers.embeddings import vector_label
 from apps.search.corpora import all_corpora
-from apps.search.embedding import Backlog, backlog
 from apps.search.schemas import EmbeddingStatusOut
+from apps.search.selectors import Backlog, backlog
 from apps.search.token_states import token_backlog
 
 router = Router(tags=["search"])

@@ -32,6 +32,7 @@ from django.core.cache import cache
 
 from apps.search import embedding, sweep_lock
 from apps.search.corpora import Corpus, embedding_corpora
+from apps.search.services.row_embedding import embed_rows
 
 # Longer than a sweep normally waits in the queue; a lost sweep's marker blocks new ones
 # for at most this long (and the beat sweep runs every 5 minutes anyway).
@@ -119,7 +120,7 @@ def _lock(agent_id: int) -> sweep_lock.Release | None:
 
 def agent_embed(*, agent_id: int, limit: int, deadline: float = math.inf) -> SweepResult:
     """Embed the agent's rows without a vector (under the attempt limit, fewest attempts
-    first), every embedding corpus in turn, batch by batch (`embedding.embed_rows`), up to
+    first), every embedding corpus in turn, batch by batch (`embed_rows`), up to
     `limit` rows tried and no batch started after `deadline` (time.monotonic()). A batch the
     embedder fails ends its corpus's turn, not the others' (a corpus's rows may fail for
     their own texts)."""
@@ -132,7 +133,7 @@ def agent_embed(*, agent_id: int, limit: int, deadline: float = math.inf) -> Swe
             if tried >= limit or time.monotonic() > deadline:
                 return SweepResult(embedded, more=True, failed=failed, attempts=attempts)
             batch = embedding.within_budget(c, rows)
-            result = embedding.embed_rows(c, batch)
+            result = embed_rows(c, batch)
             tried += len(batch)
             if result.failed:
                 failed, attempts = failed + result.failed, max(attempts, result.attempts)

@@ -4,6 +4,8 @@ from celery import Task, shared_task
 
 from apps.search import embedding, sweeps
 from apps.search.corpora import embedding_corpora
+from apps.search.selectors.embedding_backlogs import pending_work
+from apps.search.services.row_embedding import corpus_embed
 
 
 @shared_task(
@@ -43,7 +45,7 @@ def embed_agent_task(self: Task[[int], int], agent_id: int) -> int:
 def embed_task(self: Task[[str, list[int | str]], int], corpus: str, ids: list[int | str]) -> int:
     """Embed these rows of `corpus` (idempotent); on failure retry with backoff up to the
     maximum attempts. Eager runs (tests) leave retries to the beat sweep."""
-    result = embedding.corpus_embed(corpus=corpus, ids=ids)
+    result = corpus_embed(corpus=corpus, ids=ids)
     if result.failed and result.attempts < embedding.max_attempts() and not self.request.is_eager:
         raise self.retry(countdown=embedding.retry_delay(result.attempts))
     return result.embedded
@@ -58,7 +60,7 @@ def embed_pending_task(limit: int | None = None) -> int:
     agent_ids: set[int] = set()
     found = 0
     for corpus in embedding_corpora():
-        work = embedding.pending_work(corpus=corpus.name, limit=limit)
+        work = pending_work(corpus=corpus.name, limit=limit)
         agent_ids |= work.agent_ids
         for batch in embedding.id_batches(corpus=corpus.name, ids=work.backfill_ids):
             embed_task.delay(corpus.name, batch)

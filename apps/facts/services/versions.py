@@ -25,8 +25,9 @@ from apps.facts.services.validation import (
     clean_key,
     clean_value,
 )
-from apps.search.embedding import Embedding, embed_text, states_replace
+from apps.search.embedding import Embedding, embed_text
 from apps.search.embedding_queue import schedule_embedding
+from apps.search.services import states_replace
 
 
 def add_version(fact: Fact, *, old: str, new: str, by: str, reason: str, at: datetime) -> None:

@@ -37,7 +37,7 @@ from apps.conversations.models import Message, Session, Summary
 from apps.conversations.services import sessions_erase_user
 from apps.core.errors import InvalidInput
 from apps.core.scrub import person_terms
-from apps.core.vacuum import secure_delete, vacuum_tables
+from apps.core.services.vacuum import secure_delete, vacuum_tables
 from apps.entries.models import Entry, EntryAlias, EntryChange
 from apps.entries.services import entries_erase_user
 from apps.facts.models import Fact, FactVersion

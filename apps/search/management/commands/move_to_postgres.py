@@ -7,8 +7,8 @@ from urllib.parse import urlsplit, urlunsplit
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DEFAULT_DB_ALIAS, connections
 
-from apps.core.move.copy import CopyResult, TableResult, store_copy
-from apps.core.move.target import (
+from apps.core.services.store_move.copy import CopyResult, TableResult, store_copy
+from apps.core.services.store_move.target import (
     MoveError,
     target_config,
     target_database,

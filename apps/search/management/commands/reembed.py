@@ -9,6 +9,8 @@ from apps.providers.embeddings import vector_label
 from apps.search import embedding
 from apps.search.corpora import embedding_corpora
 from apps.search.embedding_queue import enqueue_embedding
+from apps.search.selectors import stale_ids
+from apps.search.services import corpus_embed
 
 
 class Command(BaseCommand):
@@ -53,9 +55,7 @@ class Command(BaseCommand):
     def _corpus(
         self, name: str, label: str, agent_id: int | None, *, force: bool, enqueue: bool
     ) -> int:
-        ids = embedding.stale_ids(
-            corpus=name, label=label, agent_id=agent_id, include_current=force
-        )
+        ids = stale_ids(corpus=name, label=label, agent_id=agent_id, include_current=force)
         if enqueue:
             enqueue_embedding(corpus=name, ids=ids)
             self.stdout.write(f"enqueued {len(ids)} {name} for {label}")
@@ -63,7 +63,7 @@ class Command(BaseCommand):
         size = embedding.batch_size()
         done = failed = 0
         for start in range(0, len(ids), size):
-            result = embedding.corpus_embed(corpus=name, ids=ids[start : start + size], force=force)
+            result = corpus_embed(corpus=name, ids=ids[start : start + size], force=force)
             done += result.embedded
             failed += result.failed
             if result.error:

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from django.db import IntegrityError, connections, transaction
 
 from apps.core.meta import column_of
-from apps.core.move.indexes import build_deferred_indexes, defer_vector_indexes
-from apps.core.move.plan import TablePlan, copy_plan
-from apps.core.move.rows import Checksum, row_text
-from apps.core.move.target import MoveError, reset_sequences
+from apps.core.services.store_move.indexes import build_deferred_indexes, defer_vector_indexes
+from apps.core.services.store_move.plan import TablePlan, copy_plan
+from apps.core.services.store_move.rows import Checksum, row_text
+from apps.core.services.store_move.target import MoveError, reset_sequences
 
 Progress = Callable[[str, int], None]
 
