@@ -25,7 +25,7 @@ from apps.search.embedding import (
     within_budget,
 )
 from apps.search.selectors.embedding_backlogs import stale_filter
-from apps.search.services.vectors import states_write, vectors_write
+from apps.search.services.vector_writes import states_write, vectors_write
 from apps.search.token_states import token_space
 
 logger = logging.getLogger(__name__)
@@ -116,7 +116,7 @@ def _write_vectors(
     codes: list[np.ndarray] | None,
     space: str,
 ) -> int:
-    """One UPDATE for the batch (apps/search/services/vectors.py), then the written rows' states."""
+    """One UPDATE for the batch (vector_writes.py), then the written rows' states."""
     with transaction.atomic():
         written = vectors_write(c, rows, vectors, label)
         if codes is not None and written:
