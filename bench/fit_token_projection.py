@@ -37,7 +37,7 @@ from rank_collect import forward  # noqa: E402
 
 from apps.providers.embeddings.assets import TOKEN_PROJECTION_PATH, model_path  # noqa: E402
 from apps.providers.embeddings.minilm import SPECIAL_TOKENS, _runtime  # noqa: E402
-from apps.providers.embeddings.tokens import kept_token  # noqa: E402
+from apps.providers.embeddings.token_embedder import kept_token  # noqa: E402
 
 
 def kept_states(texts: list[str], batch: int = 16) -> np.ndarray:

@@ -74,7 +74,7 @@ def main() -> None:
 
     django.setup()
     from apps.providers.embeddings import get_embedder
-    from apps.providers.embeddings.tokens import unit_rows
+    from apps.providers.embeddings.token_embedder import unit_rows
     from apps.search.rerank import maxsim
 
     embedder = get_embedder()

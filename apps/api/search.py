@@ -10,9 +10,9 @@ from apps.conversations.selectors import as_utc, message_search
 from apps.people.selectors import read_audience
 from apps.providers.embeddings import vector_label
 from apps.search.corpora import all_corpora
-from apps.search.embedding import Backlog, backlog
 from apps.search.schemas import EmbeddingStatusOut
-from apps.search.tokens import token_backlog
+from apps.search.selectors import Backlog, backlog
+from apps.search.token_states import token_backlog
 
 router = Router(tags=["search"])
 

@@ -8,6 +8,6 @@ class CoreConfig(AppConfig):
 
     def ready(self) -> None:
         # Infrastructure, not domain behaviour: every SQLite connection loads sqlite-vec.
-        from apps.core.sqlite import on_connection_created
+        from apps.core.sqlite_connection import on_connection_created
 
         connection_created.connect(on_connection_created, dispatch_uid="memoryhub_sqlite_ext")

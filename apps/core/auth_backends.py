@@ -3,10 +3,12 @@ client address, and per address across usernames (password spraying), through th
 cache (apps/core/throttle.py)."""
 
 import hashlib
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
@@ -47,7 +49,13 @@ class LockoutModelBackend(ModelBackend):
     MEMORYHUB_LOGIN_LOCKOUT_SECONDS, right password or not. The refusal is a ValidationError,
     which the login forms (admin and /accounts/login/) show as it is."""
 
-    def authenticate(self, request, username=None, password=None, **kwargs):
+    def authenticate(
+        self,
+        request: HttpRequest | None,
+        username: str | None = None,
+        password: str | None = None,
+        **kwargs: Any,  # Any: ModelBackend.authenticate's own keyword arguments
+    ) -> User | None:
         if username is None:
             username = kwargs.get(get_user_model().USERNAME_FIELD)
         if request is None or username is None or password is None:

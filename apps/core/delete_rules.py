@@ -13,7 +13,10 @@ A migration that adds or alters a foreign key runs `match_delete_rules` after it
 """
 
 from django.apps import apps as installed
+from django.apps.registry import Apps
 from django.db import migrations, models
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.backends.utils import CursorWrapper
 
 # Django's on_delete -> PostgreSQL's ON DELETE. Others (PROTECT, RESTRICT, DO_NOTHING) keep
 # NO ACTION: Django refuses or leaves them itself.
@@ -28,7 +31,7 @@ def delete_rule(field: models.Field) -> str:
     return RULES.get(field.remote_field.on_delete, "NO ACTION")
 
 
-def project_foreign_keys(registry=installed) -> list[models.ForeignKey]:
+def project_foreign_keys(registry: Apps = installed) -> list[models.ForeignKey]:
     """The foreign keys (one-to-one included) of memoryhub's own models, in `registry` (the
     installed apps, or a migration's historical state)."""
     labels = {c.label for c in installed.get_app_configs() if c.name.startswith("apps.")}
@@ -41,7 +44,7 @@ def project_foreign_keys(registry=installed) -> list[models.ForeignKey]:
     ]
 
 
-def _constraint(cursor, table: str, column: str) -> tuple[str, str, bool] | None:
+def _constraint(cursor: CursorWrapper, table: str, column: str) -> tuple[str, str, bool] | None:
     """(name, confdeltype, validated) of the foreign key constraint on `table`.`column`."""
     cursor.execute(
         "SELECT c.conname, c.confdeltype, c.convalidated FROM pg_constraint c "
@@ -54,7 +57,7 @@ def _constraint(cursor, table: str, column: str) -> tuple[str, str, bool] | None
     return (row[0], row[1], row[2]) if row else None
 
 
-def _match(apps, schema_editor) -> None:
+def _match(apps: Apps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     connection = schema_editor.connection
     if connection.vendor != "postgresql":
         return
@@ -74,6 +77,7 @@ def _match(apps, schema_editor) -> None:
             # lets writes go on (the migration is not atomic: each statement commits).
             target = field.related_model._meta.db_table
             key = field.target_field.column
+            assert key is not None  # a foreign key targets a concrete column
             schema_editor.execute(
                 f"ALTER TABLE {q(table)} DROP CONSTRAINT {name}, ADD CONSTRAINT {name} "
                 f"FOREIGN KEY ({q(column)}) REFERENCES {q(target)} ({q(key)}) "

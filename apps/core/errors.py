@@ -48,7 +48,8 @@ def error_detail(exc: ApplicationError) -> object:
     return exc.message
 
 
-def validation_detail(errors: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+# Any: pydantic's ErrorDetails values are Any
+def validation_detail(errors: Iterable[Mapping[str, Any]]) -> list[dict[str, object]]:
     """Schema validation errors (pydantic's, or ninja's from them) as the 422 body's
     `detail`: a {loc, msg, type} each. Pydantic's ctx may hold exception objects, so only
     what serialises is kept."""

@@ -34,7 +34,7 @@ def _utc(value: datetime) -> datetime:
         ) from None
 
 
-def bounded_json(value: Any) -> Any:
+def bounded_json(value: Any) -> Any:  # Any: any JSON value (json.loads' own type)
     """check_json_limits as a field validator; memoryhub/api.py answers json_too_large 413."""
     try:
         check_json_limits(value)
@@ -48,7 +48,9 @@ def bounded_json(value: Any) -> Any:
 # Request datetimes: any offset (none: TIME_ZONE), stored and compared as aware UTC.
 UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
 # Free-form JSON a client stores with a row (metadata, tool calls, arguments).
+# Any: JSON values (json.loads' own type)
 JsonObject = Annotated[dict[str, Any], AfterValidator(bounded_json)]
+# Any: JSON values (json.loads' own type)
 JsonObjectList = Annotated[list[dict[str, Any]], AfterValidator(bounded_json)]
 # Floats that must compare sanely: no NaN or infinity, even spelled as strings.
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
@@ -69,6 +71,7 @@ class VectorField(models.Field):
     description = "Vector"
     empty_strings_allowed = False
 
+    # Any: Field.__init__'s own arguments
     def __init__(self, *args: Any, dimensions: int, **kwargs: Any) -> None:
         self.dimensions = dimensions
         super().__init__(*args, **kwargs)
@@ -78,11 +81,12 @@ class VectorField(models.Field):
         kwargs["dimensions"] = self.dimensions
         return name, path, args, kwargs
 
-    def db_type(self, connection: Any) -> str:
+    def db_type(self, connection: Any) -> str:  # Any: Field.db_type's own signature
         if connection.vendor == "postgresql":
             return f"vector({self.dimensions})"
         return "blob"
 
+    # Any: the database driver's value; Field's own signature
     def from_db_value(self, value: Any, expression: Any, connection: Any) -> np.ndarray | None:
         if value is None:
             return None
@@ -92,7 +96,7 @@ class VectorField(models.Field):
             return value.astype(np.float32)
         return _parse_text(value)
 
-    def to_python(self, value: Any) -> np.ndarray | None:
+    def to_python(self, value: Any) -> np.ndarray | None:  # Any: Field.to_python's own signature
         if value is None or isinstance(value, np.ndarray):
             return value
         if isinstance(value, (bytes, bytearray, memoryview)):
@@ -101,6 +105,7 @@ class VectorField(models.Field):
             return _parse_text(value)
         return np.asarray(value, dtype=np.float32)
 
+    # Any: Field.get_db_prep_value's own signature
     def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
         if value is None:
             return None
@@ -112,11 +117,11 @@ class VectorField(models.Field):
             return "[" + ",".join(repr(float(x)) for x in array) + "]"
         return array.tobytes()
 
-    def value_to_string(self, obj: Any) -> str:
+    def value_to_string(self, obj: Any) -> str:  # Any: Field.value_to_string's own signature
         value = cast(np.ndarray | None, self.value_from_object(obj))  # what from_db_value gave
         return "" if value is None else ",".join(f"{x:.7g}" for x in value)
 
-    def check(self, **kwargs: Any) -> list[checks.CheckMessage]:
+    def check(self, **kwargs: Any) -> list[checks.CheckMessage]:  # Any: Field.check's own signature
         errors = super().check(**kwargs)
         if not isinstance(self.dimensions, int) or self.dimensions <= 0:
             errors.append(checks.Error("dimensions must be a positive int", obj=self))

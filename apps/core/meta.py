@@ -1,9 +1,8 @@
 """A model's concrete fields, columns and key type, for code that writes raw SQL from _meta."""
 
-from typing import Any
-
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 
 def concrete_field(model: type[models.Model], name: str) -> models.Field:
@@ -27,7 +26,7 @@ def field_column(model: type[models.Model], name: str) -> str:
     return column_of(concrete_field(model, name))
 
 
-def pk_type(model: type[models.Model], connection: Any) -> str:
+def pk_type(model: type[models.Model], connection: BaseDatabaseWrapper) -> str:
     """The column type of a foreign key to `model` on `connection`."""
     kind = model._meta.pk.rel_db_type(connection)
     if kind is None:

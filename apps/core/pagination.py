@@ -1,9 +1,9 @@
 """Keyset (cursor) pagination: stable under concurrent inserts, no OFFSET scans."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Generic, TypeVar
 
 from django.core import signing
 from django.db.models import Model, Q, QuerySet
@@ -13,6 +13,7 @@ from apps.core.errors import BadRequest
 from apps.core.schemas import Input
 
 T = TypeVar("T", bound=Model)
+K = TypeVar("K")  # a keyset cursor's tie-breaker
 
 
 Cursor = Annotated[str | None, Field(max_length=500)]
@@ -50,7 +51,7 @@ def _invalid() -> BadRequest:
     return BadRequest("invalid cursor", loc=["query", "cursor"])
 
 
-def encode_cursor(values: list[Any], *, purpose: str = "cursor") -> str:
+def encode_cursor(values: Sequence[object], *, purpose: str = "cursor") -> str:
     """An opaque, signed cursor holding `values` (datetimes as ISO 8601, the rest as str)."""
     raw = [v.isoformat() if isinstance(v, datetime) else str(v) for v in values]
     return _signer(purpose).sign_object(raw, compress=False)
@@ -71,8 +72,8 @@ def decode_cursor(cursor: str, *, size: int, purpose: str = "cursor") -> list[st
 
 
 def decode_keyset_cursor(
-    cursor: str, *, purpose: str = "cursor", tie: Callable[[str], Any] = str
-) -> tuple[datetime, Any]:
+    cursor: str, *, purpose: str = "cursor", tie: Callable[[str], K]
+) -> tuple[datetime, K]:
     """The (time, tie-breaker) of a keyset cursor, the tie-breaker read by `tie` (uuid.UUID,
     say); BadRequest (400) naming `cursor` when it is not one we signed for `purpose`."""
     a, b = decode_cursor(cursor, size=2, purpose=purpose)
@@ -105,7 +106,7 @@ def keyset_paginate(
     first, second = fields
     purpose = f"keyset.{qs.model._meta.label_lower}.{first}.{second}"
     if cursor:
-        a_value, b = decode_keyset_cursor(cursor, purpose=purpose)
+        a_value, b = decode_keyset_cursor(cursor, purpose=purpose, tie=str)
         op = "lt" if descending else "gt"
         qs = qs.filter(
             Q(**{f"{first}__{op}": a_value}) | Q(**{first: a_value, f"{second}__{op}": b})

@@ -32,6 +32,7 @@ from typing import Any, ParamSpec, TypeVar
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Model
 from django.http import HttpRequest, HttpResponse
 
 logger = logging.getLogger(__name__)
@@ -135,16 +136,20 @@ class ReplicaRouter:
     explicitly: left to Django, it would follow the instance it was reached from, and an
     instance loaded from a replica would take later reads of its relations there."""
 
-    def db_for_read(self, model: type, **hints: Any) -> str:
+    # Any: a router's hints, as Django passes them
+    def db_for_read(self, model: type[Model], **hints: Any) -> str:
         return read_alias()
 
-    def db_for_write(self, model: type, **hints: Any) -> str:
+    # Any: a router's hints, as Django passes them
+    def db_for_write(self, model: type[Model], **hints: Any) -> str:
         return DEFAULT_DB_ALIAS
 
-    def allow_relation(self, obj1: Any, obj2: Any, **hints: Any) -> bool:
+    # Any: a router's hints, as Django passes them
+    def allow_relation(self, obj1: Model, obj2: Model, **hints: Any) -> bool:
         # Every alias holds the same rows: an agent read from a replica may own a new row.
         return True
 
+    # Any: a router's hints, as Django passes them
     def allow_migrate(self, db: str, app_label: str, **hints: Any) -> bool:
         return db == DEFAULT_DB_ALIAS
 

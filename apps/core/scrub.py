@@ -235,6 +235,7 @@ def scrub_text(text: str, *, terms: Sequence[str] = (), user: str = "") -> str:
     return names.sub(placeholder, text)
 
 
+# Any: any JSON value (json.loads' own type)
 def scrub_value(value: Any, *, terms: Sequence[str] = (), user: str = "") -> Any:
     """A JSON value with every string in it scrubbed (scrub_text); keys, numbers and the
     shape are kept."""
@@ -262,5 +263,5 @@ class Scrubber:
     def text(self, text: str) -> str:
         return scrub_text(text, terms=self.terms, user=self.user)
 
-    def value(self, value: Any) -> Any:
+    def value(self, value: Any) -> Any:  # Any: any JSON value (json.loads' own type)
         return scrub_value(value, terms=self.terms, user=self.user)

@@ -86,6 +86,7 @@ def clean_text(
     return value
 
 
+# Any: any JSON value (json.loads' own type)
 def check_json_limits(value: Any, *, loc: Sequence[str | int] | None = None) -> None:
     """Raise InvalidInput when `value` nests deeper than MAX_JSON_DEPTH, PayloadTooLarge when
     it is over MAX_JSON_BYTES serialised (json_size). Depth first: serialising a deeper
@@ -107,7 +108,7 @@ def printable(value: str) -> str:
     return _BAD_CHAR.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
 
 
-def parse_json_body(raw: bytes) -> Any:
+def parse_json_body(raw: bytes) -> Any:  # Any: json.loads' own type
     """The body as JSON, or InvalidInput naming the first offending field under `body`.
     Bytes that are not UTF-8 JSON raise ValueError (the API answers 400)."""
     text = raw.decode("utf-8")
@@ -143,6 +144,7 @@ def parse_json_body(raw: bytes) -> Any:
     return data
 
 
+# Any: any JSON value (json.loads' own type)
 def check_parsed(data: Any, *, loc: list[str | int]) -> None:
     """Raise InvalidInput naming the first bad value of already-parsed JSON (MCP tool
     arguments): the body rules, with NaN, infinities and 64-bit overflow as values."""
@@ -162,6 +164,7 @@ def check_params(params: Iterable[tuple[str, str]], *, source: str) -> None:
                 raise BadRequest(f"{shown} {problem}", loc=[source, shown])
 
 
+# Any: a QueryDict's values, as Django types them
 def query_items(query: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
     """Every (name, value) of a QueryDict, repeated names included."""
     lists = getattr(query, "lists", None)
@@ -170,19 +173,19 @@ def query_items(query: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
     return [(k, v) for k, values in lists() for v in values]
 
 
-def json_size(value: Any) -> int:
+def json_size(value: Any) -> int:  # Any: any JSON value (json.loads' own type)
     """Bytes of `value` serialised compactly as UTF-8 JSON: what the size limits count."""
     return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
 
 
-def json_depth(value: Any) -> int:
+def json_depth(value: Any) -> int:  # Any: any JSON value (json.loads' own type)
     """Container nesting of `value` ({} is 1, a scalar 0), iteratively: no recursion limit."""
     deepest = 0
     stack = [(value, 1)]
     while stack:
         node, depth = stack.pop()
         if isinstance(node, dict):
-            children: Iterable[Any] = node.values()
+            children: Iterable[Any] = node.values()  # Any: JSON values (json.loads' own type)
         elif isinstance(node, list):
             children = node
         else:
@@ -206,8 +209,10 @@ def _too_deep(text: str, limit: int) -> bool:
     return False
 
 
+# Any: any JSON value (json.loads' own type)
 def _first_problem(data: Any) -> tuple[list[str | int], str] | None:
     """Depth-first, in document order: the path and message of the first bad value."""
+    # Any: JSON values (json.loads' own type)
     stack: list[tuple[list[str | int], Any]] = [([], data)]
     while stack:
         path, node = stack.pop()

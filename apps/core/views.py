@@ -23,7 +23,7 @@ def _run_check(path: str) -> tuple[str, dict, bool]:
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
-    """Every check of MEMORYHUB_HEALTH_CHECKS (apps/core/health.py). 503 ("down") only when a
+    """Every check of MEMORYHUB_HEALTH_CHECKS (apps/core/health_checks.py). 503 ("down") only when a
     check named in MEMORYHUB_HEALTH_CRITICAL fails (the database); any other failure (broker,
     providers) answers 200 with status "degraded" and that check's `ok: false`."""
     body: dict = {}

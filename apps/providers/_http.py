@@ -93,13 +93,19 @@ def _opener(cancel: Cancellation) -> urllib.request.OpenerDirector:
     # stays urllib's own.
     class _HTTPHandler(urllib.request.HTTPHandler):
         def do_open(
-            self, http_class: object, req: urllib.request.Request, **kwargs: Any
+            self,
+            http_class: object,
+            req: urllib.request.Request,
+            **kwargs: Any,  # Any: urllib's handler keyword arguments
         ) -> http.client.HTTPResponse:
             return super().do_open(_HTTPConnection, req, **kwargs)
 
     class _HTTPSHandler(urllib.request.HTTPSHandler):
         def do_open(
-            self, http_class: object, req: urllib.request.Request, **kwargs: Any
+            self,
+            http_class: object,
+            req: urllib.request.Request,
+            **kwargs: Any,  # Any: urllib's handler keyword arguments
         ) -> http.client.HTTPResponse:
             return super().do_open(_HTTPSConnection, req, **kwargs)
 
@@ -137,12 +143,12 @@ def _read_body(response: http.client.HTTPResponse, deadline: float) -> bytes:
 
 def post_json(
     url: str,
-    payload: dict[str, Any],
+    payload: dict[str, Any],  # Any: the request's JSON body
     *,
     api_key: str,
     timeout: float,
     cancel: Cancellation | None = None,
-) -> Any:
+) -> Any:  # Any: the server's JSON answer (json.loads' own type)
     """POST `payload` as JSON and return the decoded JSON answer; raises HttpFailure.
 
     `cancel`, when given, can abandon the request from another thread (kind "cancelled").

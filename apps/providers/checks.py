@@ -7,14 +7,15 @@ from django.apps import AppConfig
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 
+from apps.providers.embeddings import get_embedder
+from apps.providers.llm import get_chat_model
+
 
 def check_providers(
-    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+    app_configs: Sequence[AppConfig] | None = None,
+    **kwargs: Any,  # Any: a system check's keyword arguments, as Django passes them
 ) -> list[checks.CheckMessage]:
     """One Error per provider entry that cannot be built; nothing is loaded or contacted."""
-    from apps.providers.embeddings import get_embedder
-    from apps.providers.llm import get_chat_model
-
     errors: list[checks.CheckMessage] = []
     getters = (
         (get_embedder, "providers.E001"),

@@ -23,7 +23,7 @@ class ProviderSpec:
 
     kind: str
     class_path: str
-    config: Mapping[str, Any]
+    config: Mapping[str, Any]  # Any: settings values, any type the provider's class takes
 
     def cache_key(self) -> str:
         # The settings dict is unhashable; its canonical JSON identifies it, so a test's
@@ -31,6 +31,7 @@ class ProviderSpec:
         return json.dumps([self.kind, self.class_path, self.config], sort_keys=True, default=repr)
 
 
+# Any: settings values, any type the provider's class takes
 def provider_spec(kind: str, default: Mapping[str, Any] | None = None) -> ProviderSpec | None:
     """The validated entry for `kind`, `default` when the setting lacks the key, None when null."""
     from django.conf import settings
@@ -55,7 +56,7 @@ def provider_spec(kind: str, default: Mapping[str, Any] | None = None) -> Provid
     return ProviderSpec(kind=kind, class_path=entry["CLASS"], config=dict(config))
 
 
-def build(spec: ProviderSpec) -> Any:
+def build(spec: ProviderSpec) -> Any:  # Any: an instance of the class the settings name
     """Import the class and instantiate it with the CONFIG; raises ImproperlyConfigured."""
     where = f"{SETTING}[{spec.kind!r}]"
     try:
@@ -76,10 +77,10 @@ class ProviderCache:
     MAX_ENTRIES = 32
 
     def __init__(self) -> None:
-        self._instances: dict[str, Any] = {}
+        self._instances: dict[str, Any] = {}  # Any: instances of the classes the settings name
         self._lock = threading.Lock()
 
-    def get(self, spec: ProviderSpec) -> Any:
+    def get(self, spec: ProviderSpec) -> Any:  # Any: an instance of the class the settings name
         key = spec.cache_key()
         instance = self._instances.get(key)
         if instance is None:

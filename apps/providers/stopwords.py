@@ -1,6 +1,6 @@
 """English query words that carry no topic. The BM25 leg drops them from OR queries
 (apps/search/query.py) and the reranker from its query words
-(apps/providers/embeddings/tokens.py): one list, so the two stages agree on what a question
+(apps/providers/embeddings/token_embedder.py): one list, so the two stages agree on what a question
 is about."""
 
 STOPWORDS = frozenset(

@@ -7,20 +7,23 @@ neighbours are the rows of the same session next to it in that order.
 """
 
 from collections.abc import Sequence
+from typing import Any
 
 from django.db import connection
-from django.db.models import Model
+from django.db.models import Field, Model
 
-from apps.core.meta import concrete_field
+from apps.core.meta import column_of, concrete_field
 from apps.core.replicas import read_connection
 from apps.search.corpora import Corpus, get_corpus
 from apps.search.ranking import FusedHit
 
 # {(corpus name, pk): the pks of the rows right before and after it in its session}
 Neighbours = dict[tuple[str, object], list]
+# A statement's parameters, as Django's cursor takes them.
+Params = list[Any]  # Any: the cursor's parameter type is a wide union
 
 
-def _fields(corpus: Corpus) -> list:
+def _fields(corpus: Corpus) -> list[Field]:
     return [concrete_field(corpus.model, f) for f in corpus.order_fields]
 
 
@@ -31,15 +34,22 @@ def _session_field(corpus: Corpus) -> str:
     return corpus.session_field
 
 
-def _postgres_sql(corpus: Corpus, rows: Sequence[Model], before: int, after: int):
+def _layout(corpus: Corpus) -> tuple[str, str, Field, list[Field]]:
+    """What the neighbour SQL names: the corpus's table, pk column, session field and order
+    fields."""
+    session = concrete_field(corpus.model, _session_field(corpus))
+    return corpus.table, corpus.pk_column, session, _fields(corpus)
+
+
+def _postgres_sql(
+    corpus: Corpus, rows: Sequence[Model], before: int, after: int
+) -> tuple[str, Params, int]:
     # One plan with an index probe per row; a UNION of hundreds of subqueries spends more
     # time planning than running.
-    table, pk = corpus.table, corpus.pk_column
-    session = concrete_field(corpus.model, _session_field(corpus))
-    order = _fields(corpus)
+    table, pk, session, order = _layout(corpus)
     ccols = ", ".join(f"c.{f.column}" for f in order)
     arrays = ", ".join(f"%s::{f.db_type(connection)}[]" for f in [session, *order])
-    names = ", ".join(["s", *(f.column for f in order)])
+    names = ", ".join(["s", *(column_of(f) for f in order)])
     sides = _sides(table, pk, session, "c.s", order, ccols, before, after)
     sql = (
         f"SELECT c.i, n.side, n.id FROM unnest({arrays}) WITH ORDINALITY AS c({names}, i) "
@@ -50,12 +60,12 @@ def _postgres_sql(corpus: Corpus, rows: Sequence[Model], before: int, after: int
     return sql, params, 1  # WITH ORDINALITY counts from 1
 
 
-def _postgres_ids_sql(corpus: Corpus, ids: Sequence, before: int, after: int):
+def _postgres_ids_sql(
+    corpus: Corpus, ids: Sequence[object], before: int, after: int
+) -> tuple[str, Params]:
     # The same plan as _postgres_sql, driven by primary keys: the rows' session and order
     # values come from a join instead of a round trip that loads the rows first.
-    table, pk = corpus.table, corpus.pk_column
-    session = concrete_field(corpus.model, _session_field(corpus))
-    order = _fields(corpus)
+    table, pk, session, order = _layout(corpus)
     ccols = ", ".join(f"c0.{f.column}" for f in order)
     sides = _sides(table, pk, session, f"c0.{session.column}", order, ccols, before, after)
     pk_type = corpus.model._meta.pk.db_type(connection)
@@ -67,11 +77,11 @@ def _postgres_ids_sql(corpus: Corpus, ids: Sequence, before: int, after: int):
     return sql, [list(ids)]
 
 
-def _sqlite_sql(corpus: Corpus, rows: Sequence[Model], before: int, after: int):
-    table, pk = corpus.table, corpus.pk_column
-    session = concrete_field(corpus.model, _session_field(corpus))
-    order = _fields(corpus)
-    cols = ", ".join(f.column for f in order)
+def _sqlite_sql(
+    corpus: Corpus, rows: Sequence[Model], before: int, after: int
+) -> tuple[str, Params, int]:
+    table, pk, session, order = _layout(corpus)
+    cols = ", ".join(column_of(f) for f in order)
     marks = ", ".join("%s" for _ in order)
     parts, params = [], []
     for i, row in enumerate(rows):
@@ -162,7 +172,16 @@ def neighbours(hits: Sequence[FusedHit], known: Neighbours) -> Neighbours:
     return out
 
 
-def _sides(table, pk, session, current_session: str, order, ccols: str, before: int, after: int):
+def _sides(
+    table: str,
+    pk: str,
+    session: Field,
+    current_session: str,
+    order: Sequence[Field],
+    ccols: str,
+    before: int,
+    after: int,
+) -> list[str]:
     """The two LATERAL subqueries of the PostgreSQL plans: up to `before` rows before and
     `after` rows after the current row (`ccols`) in its session, nearest first."""
     cols = ", ".join(f"m.{f.column}" for f in order)

@@ -2,7 +2,9 @@
 on the admin index, templates/admin/index.html via the search_admin template tags)."""
 
 from django.contrib import admin
-from django.db.models import Count, Q
+from django.contrib.admin import ModelAdmin
+from django.db.models import Count, Field, Model, Q, QuerySet
+from django.http import HttpRequest
 
 from apps.search.corpora import get_corpus
 
@@ -11,7 +13,15 @@ class HasVectorFilter(admin.EmptyFieldListFilter):
     """("embedding", HasVectorFilter): whether a row has its vector, titled apart from the
     embedding status filter (both would read "By embedding")."""
 
-    def __init__(self, field, request, params, model, model_admin, field_path):
+    def __init__(
+        self,
+        field: Field,
+        request: HttpRequest,
+        params: dict[str, list[str]],
+        model: type[Model],
+        model_admin: ModelAdmin,
+        field_path: str,
+    ) -> None:
         super().__init__(field, request, params, model, model_admin, field_path)
         self.title = "has vector"
 
@@ -32,14 +42,22 @@ def embedding_status_filter(corpus_name: str) -> type[admin.SimpleListFilter]:
                 "failed": no_vector & ~Q(**{c.error_field: ""}),
             }
 
-        def lookups(self, request, model_admin):
+        def lookups(
+            self,
+            request: HttpRequest,
+            model_admin: ModelAdmin,
+        ) -> list[tuple[str, str]]:
             queries = self._queries()
             counts = model_admin.get_queryset(request).aggregate(
                 **{name: Count("pk", filter=q) for name, q in queries.items()}
             )
             return [(name, f"{name} ({counts[name]})") for name in queries]
 
-        def queryset(self, request, queryset):
+        def queryset(
+            self,
+            request: HttpRequest,
+            queryset: QuerySet,
+        ) -> QuerySet:
             q = self._queries().get(self.value() or "")
             return queryset.filter(q) if q is not None else queryset
 

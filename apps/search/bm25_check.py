@@ -8,6 +8,7 @@ from the rows themselves (docs/search.md has the tables).
 from dataclasses import dataclass
 
 from django.db import connections
+from django.db.backends.utils import CursorWrapper
 
 from apps.search.backends.base import bm25_tables, postings_table
 from apps.search.corpora import all_corpora
@@ -28,12 +29,12 @@ class Bm25Check:
         return not self.problems
 
 
-def _scalar(cursor, sql: str) -> int:
+def _scalar(cursor: CursorWrapper, sql: str) -> int:
     cursor.execute(sql)
     return int(cursor.fetchone()[0] or 0)
 
 
-def _check(cursor, name: str, table: str, agent: str) -> Bm25Check:
+def _check(cursor: CursorWrapper, name: str, table: str, agent: str) -> Bm25Check:
     doc, term, agg = bm25_tables(table)
     post = postings_table(table)
     mismatched = {

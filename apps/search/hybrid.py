@@ -8,7 +8,7 @@ endpoints) all rank with `hybrid_search` and the agent's `agent_ranking`.
 """
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cache
 
@@ -109,7 +109,7 @@ def hybrid_search(
     return HybridResult(hits=fused[:limit], vector_error=error, rerank_error=rerank_error)
 
 
-def _keyword_leg(corpus: Corpus, scope: Scope, agent_id: int, query: str, depth: int):
+def _keyword_leg(corpus: Corpus, scope: Scope, agent_id: int, query: str, depth: int) -> list[Hit]:
     if not corpus.text_fields:
         return []
     return keyword_search(
@@ -117,7 +117,9 @@ def _keyword_leg(corpus: Corpus, scope: Scope, agent_id: int, query: str, depth:
     )
 
 
-def _vector_leg(corpus: Corpus, scope: Scope, agent_id: int, embedded, depth: int):
+def _vector_leg(
+    corpus: Corpus, scope: Scope, agent_id: int, embedded: QueryEmbedding, depth: int
+) -> list[Hit]:
     return vector_search(
         corpus,
         agent_id=agent_id,
@@ -128,7 +130,9 @@ def _vector_leg(corpus: Corpus, scope: Scope, agent_id: int, embedded, depth: in
     )
 
 
-def _vector_or_error(pending, require_vector: bool) -> tuple[QueryEmbedding | None, str]:
+def _vector_or_error(
+    pending: Future[QueryEmbedding] | None, require_vector: bool
+) -> tuple[QueryEmbedding | None, str]:
     if pending is None:
         return None, ""
     try:

@@ -18,9 +18,11 @@ Existing rows are indexed when the operation runs.
 """
 
 from collections.abc import Sequence
-from typing import Any
 
 from django.db import migrations
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import ProjectState
 
 from apps.search.backends import postgres, sqlite
 from apps.search.backends.base import TableSpec, table_spec
@@ -45,46 +47,68 @@ class _IndexOperation(migrations.operations.base.Operation):
         self.agent_field = agent_field
         self.vendors = tuple(vendors)
 
-    def _kwargs(self) -> dict:
-        kwargs: dict[str, Any] = {}
+    def _kwargs(self) -> dict[str, object]:
+        kwargs: dict[str, object] = {}
         if self.agent_field != "agent":
             kwargs["agent_field"] = self.agent_field
         if self.vendors != VENDORS:
             kwargs["vendors"] = self.vendors
         return kwargs
 
-    def state_forwards(self, app_label, state) -> None:
+    def state_forwards(self, app_label: str, state: ProjectState) -> None:
         pass  # no model state changes: the side tables are not models
 
     def _columns(self) -> dict:
         """The table_spec arguments naming the indexed columns."""
         raise NotImplementedError
 
-    def _spec(self, app_label, state, connection) -> TableSpec:
+    def _spec(
+        self, app_label: str, state: ProjectState, connection: BaseDatabaseWrapper
+    ) -> TableSpec:
         label = self.model_name if "." in self.model_name else f"{app_label}.{self.model_name}"
         model = state.apps.get_model(label)
         return table_spec(model, connection, agent_field=self.agent_field, **self._columns())
-
-    def _run(self, schema_editor, statements: Sequence[str]) -> None:
-        for statement in statements:
-            schema_editor.execute(statement, params=None)
 
     def _sql(self, vendor: str, spec: TableSpec, *, forwards: bool) -> list[str]:
         module = postgres if vendor == "postgresql" else sqlite
         name = f"{self.index}_index_sql" if forwards else f"drop_{self.index}_index_sql"
         return getattr(module, name)(spec)
 
-    def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
+    def _apply(
+        self,
+        app_label: str,
+        schema_editor: BaseDatabaseSchemaEditor,
+        state: ProjectState,
+        *,
+        create: bool,
+    ) -> None:
+        """Create (or drop) the index of the model as `state` has it, on the vendors named."""
         conn = schema_editor.connection
         if conn.vendor in self.vendors:
-            spec = self._spec(app_label, from_state if self.drops else to_state, conn)
-            self._run(schema_editor, self._sql(conn.vendor, spec, forwards=not self.drops))
+            spec = self._spec(app_label, state, conn)
+            for statement in self._sql(conn.vendor, spec, forwards=create):
+                schema_editor.execute(statement, params=None)
 
-    def database_backwards(self, app_label, schema_editor, from_state, to_state) -> None:
-        conn = schema_editor.connection
-        if conn.vendor in self.vendors:
-            spec = self._spec(app_label, to_state if self.drops else from_state, conn)
-            self._run(schema_editor, self._sql(conn.vendor, spec, forwards=self.drops))
+    # The state with the index's model, both ways: the one after a create, before a drop.
+    def database_forwards(
+        self,
+        app_label: str,
+        schema_editor: BaseDatabaseSchemaEditor,
+        from_state: ProjectState,
+        to_state: ProjectState,
+    ) -> None:
+        state = from_state if self.drops else to_state
+        self._apply(app_label, schema_editor, state, create=not self.drops)
+
+    def database_backwards(
+        self,
+        app_label: str,
+        schema_editor: BaseDatabaseSchemaEditor,
+        from_state: ProjectState,
+        to_state: ProjectState,
+    ) -> None:
+        state = to_state if self.drops else from_state
+        self._apply(app_label, schema_editor, state, create=self.drops)
 
 
 class AddKeywordIndex(_IndexOperation):
@@ -92,11 +116,18 @@ class AddKeywordIndex(_IndexOperation):
 
     index = "keyword"
 
-    def __init__(self, model_name: str, *, fields: Sequence[str], **kwargs) -> None:
-        super().__init__(model_name, **kwargs)
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        fields: Sequence[str],
+        agent_field: str = "agent",
+        vendors: Sequence[str] = VENDORS,
+    ) -> None:
+        super().__init__(model_name, agent_field=agent_field, vendors=vendors)
         self.fields = tuple(fields)
 
-    def deconstruct(self):
+    def deconstruct(self) -> tuple[str, list[str], dict[str, object]]:
         return (
             self.__class__.__qualname__,
             [self.model_name],
@@ -113,11 +144,18 @@ class AddKeywordIndex(_IndexOperation):
 class _FieldIndexOperation(_IndexOperation):
     """An index on one field of the model, named by `field`."""
 
-    def __init__(self, model_name: str, *, field: str, **kwargs) -> None:
-        super().__init__(model_name, **kwargs)
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        field: str,
+        agent_field: str = "agent",
+        vendors: Sequence[str] = VENDORS,
+    ) -> None:
+        super().__init__(model_name, agent_field=agent_field, vendors=vendors)
         self.field = field
 
-    def deconstruct(self):
+    def deconstruct(self) -> tuple[str, list[str], dict[str, object]]:
         return (
             self.__class__.__qualname__,
             [self.model_name],

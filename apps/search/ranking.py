@@ -16,7 +16,7 @@ RRF_K = 60
 class Hit:
     """One result of one leg: the object's primary key, its score in that leg, the leg name."""
 
-    object_id: Any
+    object_id: Any  # Any: the primary key of whichever model the corpus names (int or UUID)
     score: float
     leg: str  # "bm25" | "vector" | "contains"
     corpus: str = ""
@@ -32,7 +32,7 @@ class LegRank:
 class FusedHit:
     """A hit after fusion: the fused score and, per leg that found it, its rank and score."""
 
-    object_id: Any
+    object_id: Any  # Any: the primary key of whichever model the corpus names (int or UUID)
     score: float
     legs: dict[str, LegRank] = field(default_factory=dict)
     corpus: str = ""
@@ -61,7 +61,7 @@ def rrf(
     Ties keep the order of first appearance.
     """
     weights = list(weights) if weights is not None else [1.0] * len(rankings)
-    scores: dict[tuple[str, Any], float] = {}
+    scores: dict[tuple[str, Any], float] = {}  # Any: Hit.object_id's primary keys
     legs: dict[tuple[str, Any], dict[str, LegRank]] = {}
     for ranking, weight in zip(rankings, weights, strict=True):
         for rank, hit in enumerate(ranking, start=1):

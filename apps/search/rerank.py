@@ -19,6 +19,7 @@ chosen by leave-one-conversation-out (docs/search.md, "Reranking").
 """
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +28,7 @@ from apps.providers.embeddings import QueryEmbedding
 from apps.search.adjacency import Neighbours, neighbours
 from apps.search.corpora import get_corpus
 from apps.search.ranking import FusedHit, LegRank
-from apps.search.tokens import states_load
+from apps.search.token_states import states_load
 
 logger = logging.getLogger(__name__)
 
@@ -108,7 +109,13 @@ def _scores(query: QueryEmbedding, keys: list, around: Neighbours) -> tuple[list
     return scored, weighted(np.stack([_window(keys[i], best, around) for i in scored]))
 
 
-def _ordered(head, tail, blend: np.ndarray, scored: list[int], found: np.ndarray):
+def _ordered(
+    head: Sequence[FusedHit],
+    tail: Sequence[FusedHit],
+    blend: np.ndarray,
+    scored: list[int],
+    found: np.ndarray,
+) -> list[FusedHit]:
     """The candidates by blend, with their rerank legs, then the tail one apart below."""
     legs = {
         scored[j]: LegRank(rank=r, score=float(found[j]))

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 # The first key of PostgreSQL's two-key advisory lock ("mh", memoryhub's embedding sweeps);
 # the agent's id is the second.
@@ -32,7 +33,7 @@ def try_lock(agent_id: int) -> Release | None:
     return _flock(agent_id)
 
 
-def _advisory(connection, agent_id: int) -> Release | None:
+def _advisory(connection: BaseDatabaseWrapper, agent_id: int) -> Release | None:
     key = [ADVISORY_NAMESPACE, agent_id]
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", key)

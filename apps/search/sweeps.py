@@ -27,10 +27,12 @@ import math
 import time
 from dataclasses import dataclass
 
+from celery import Task
 from django.core.cache import cache
 
 from apps.search import embedding, sweep_lock
 from apps.search.corpora import Corpus, embedding_corpora
+from apps.search.services.row_embedding import embed_rows
 
 # Longer than a sweep normally waits in the queue; a lost sweep's marker blocks new ones
 # for at most this long (and the beat sweep runs every 5 minutes anyway).
@@ -38,6 +40,9 @@ MARKER_SECONDS = 300
 # Longer than the task's time limit (search.embed_agent, 300 s): a note outlives the sweep
 # it was left for.
 NOTE_SECONDS = 330
+
+# The sweep's task: one agent's id in, the rows embedded out.
+SweepTask = Task[[int], int]
 
 
 def marker_key(agent_id: int) -> str:
@@ -48,18 +53,17 @@ def again_key(agent_id: int) -> str:
     return f"search:embed-agent-again:{agent_id}"
 
 
-def request_sweep(*, agent_id: int, countdown: float = 0.0) -> bool:
-    """Queue `search.embed_agent` for this agent unless one is already queued; True when this
-    call queued it. `countdown` delays it (a retry after a failure)."""
-    from apps.search.tasks import embed_agent_task  # the tasks module imports this one
-
+def request_sweep(*, task: SweepTask, agent_id: int, countdown: float = 0.0) -> bool:
+    """Queue `task` (`search.embed_agent`, passed in: the tasks module imports this one) for
+    this agent unless one is already queued; True when this call queued it. `countdown`
+    delays it (a retry after a failure)."""
     if not cache.add(marker_key(agent_id), 1, timeout=MARKER_SECONDS + countdown):
         return False
     try:
         if countdown:
-            embed_agent_task.apply_async((agent_id,), countdown=countdown)
+            task.apply_async((agent_id,), countdown=countdown)
         else:
-            embed_agent_task.delay(agent_id)
+            task.delay(agent_id)
     except Exception:
         cache.delete(marker_key(agent_id))  # not queued: the next write may try again
         raise
@@ -116,7 +120,7 @@ def _lock(agent_id: int) -> sweep_lock.Release | None:
 
 def agent_embed(*, agent_id: int, limit: int, deadline: float = math.inf) -> SweepResult:
     """Embed the agent's rows without a vector (under the attempt limit, fewest attempts
-    first), every embedding corpus in turn, batch by batch (`embedding.embed_rows`), up to
+    first), every embedding corpus in turn, batch by batch (`embed_rows`), up to
     `limit` rows tried and no batch started after `deadline` (time.monotonic()). A batch the
     embedder fails ends its corpus's turn, not the others' (a corpus's rows may fail for
     their own texts)."""
@@ -129,7 +133,7 @@ def agent_embed(*, agent_id: int, limit: int, deadline: float = math.inf) -> Swe
             if tried >= limit or time.monotonic() > deadline:
                 return SweepResult(embedded, more=True, failed=failed, attempts=attempts)
             batch = embedding.within_budget(c, rows)
-            result = embedding.embed_rows(c, batch)
+            result = embed_rows(c, batch)
             tried += len(batch)
             if result.failed:
                 failed, attempts = failed + result.failed, max(attempts, result.attempts)

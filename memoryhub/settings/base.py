@@ -347,14 +347,14 @@ MEMORYHUB_PROVIDER_GUARD = env.str("MEMORYHUB_PROVIDER_GUARD", default="log")
 # MEMORYHUB_HEALTH_CRITICAL answers 503; any other failure answers 200 "degraded", so a load
 # balancer keeps a node that can still serve (keyword search, stored appends).
 MEMORYHUB_HEALTH_CHECKS = [
-    "apps.core.health.database_report",
-    "apps.core.health.broker_report",
-    "apps.providers.health.providers_report",
-    "apps.search.health.embedding_backlog_report",
+    "apps.core.health_checks.database_report",
+    "apps.core.health_checks.broker_report",
+    "apps.providers.provider_health.providers_report",
+    "apps.search.embedding_health.embedding_backlog_report",
     *(["apps.core.replicas.replicas_report"] if MEMORYHUB_REPLICAS else []),
 ]
 MEMORYHUB_HEALTH_CRITICAL = ["database"]
-# Provider probes (apps/providers/health.py): each answer is cached this long, so /healthz
+# Provider probes (apps/providers/provider_health.py): each answer is cached this long, so /healthz
 # stays cheap and a down provider is not hammered; each probe waits at most the timeout.
 MEMORYHUB_HEALTH_PROBE_SECONDS = env.int("MEMORYHUB_HEALTH_PROBE_SECONDS", default=30)
 MEMORYHUB_HEALTH_PROBE_TIMEOUT = env.float("MEMORYHUB_HEALTH_PROBE_TIMEOUT", default=3.0)

@@ -14,7 +14,7 @@ from apps.conversations.models import Message, MessageTokens, Session
 from apps.conversations.services import message_pop
 from apps.core.delete_rules import CODES, delete_rule, match_delete_rules, project_foreign_keys
 from apps.search.corpora import get_corpus
-from apps.search.tokens import states_write
+from apps.search.services import states_write
 from tests.lifecycle.helpers import add
 from tests.support.services import wait_for
 

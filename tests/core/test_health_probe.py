@@ -118,7 +118,7 @@ def embedding_backlog_report():
 def test_only_a_failing_database_answers_503(settings):
     settings.MEMORYHUB_HEALTH_CHECKS = [
         f"{__name__}.database_down",
-        "apps.core.health.broker_report",
+        "apps.core.health_checks.broker_report",
         f"{__name__}.embedding_backlog_report",
     ]
 

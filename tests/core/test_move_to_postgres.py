@@ -36,9 +36,9 @@ from apps.agents.models import Agent
 from apps.agents.services import agent_update_settings, audit_record, user_create
 from apps.conversations.models import Message, MessageTokens
 from apps.conversations.services import NewMessage, messages_append
-from apps.core.move.plan import copy_plan
-from apps.core.move.rows import Checksum
-from apps.core.move.target import ALIAS, close_alias, open_alias, target_config
+from apps.core.services.store_move.plan import copy_plan
+from apps.core.services.store_move.rows import Checksum
+from apps.core.services.store_move.target import ALIAS, close_alias, open_alias, target_config
 from apps.entries.services import entry_alias
 from apps.facts.models import Fact
 from apps.facts.services import fact_save, fact_supersede

@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from apps.entries.models import Entry
 from apps.entries.selectors import workspace_export
 from apps.entries.services import entry_add, entry_append, entry_write, workspace_import
-from apps.providers.tokens import count_tokens
+from apps.providers.token_counts import count_tokens
 from tests.factories import AgentFactory
 
 pytestmark = pytest.mark.django_db

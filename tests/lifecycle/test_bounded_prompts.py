@@ -8,7 +8,7 @@ import pytest
 from apps.entries.services import entry_put
 from apps.lifecycle import services
 from apps.lifecycle.models import Run, Trigger
-from apps.providers.tokens import count_tokens
+from apps.providers.token_counts import count_tokens
 from tests.lifecycle.helpers import add, use_llm
 from tests.support.llm_server import Completion, Reply
 

@@ -16,7 +16,7 @@ from apps.entries.services import entry_add
 from apps.facts.models import Fact
 from apps.lifecycle.models import Run
 from apps.memory.context.providers import DOCUMENTS
-from apps.providers.tokens import count_tokens
+from apps.providers.token_counts import count_tokens
 from tests.lifecycle.helpers import add, faithful, prompt, task_of, use_llm
 from tests.support.llm_server import Completion, Reply
 

@@ -10,7 +10,7 @@ import pytest
 
 from apps.entries.models import Entry
 from apps.lifecycle.models import HistoryEntry, Run
-from apps.providers.tokens import count_tokens
+from apps.providers.token_counts import count_tokens
 from tests.lifecycle.helpers import T0, add
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ import pytest
 
 from apps.conversations.models import SessionMeta, Summary
 from apps.lifecycle.models import Run
-from apps.providers.tokens import count_tokens
+from apps.providers.token_counts import count_tokens
 from tests.lifecycle.helpers import add, use_llm
 from tests.support.llm_server import Completion, Delay, Status
 

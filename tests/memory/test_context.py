@@ -6,7 +6,7 @@ from apps.conversations.models import Message, Summary
 from apps.entries.services import entry_add
 from apps.facts.services import fact_save
 from apps.learnings.services import learning_create
-from apps.providers.tokens import count_tokens
+from apps.providers.token_counts import count_tokens
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from apps.memory.context.dates import resolve_relative
-from apps.providers.tokens import count_tokens
+from apps.providers.token_counts import count_tokens
 
 MONDAY = date(2023, 5, 8)
 

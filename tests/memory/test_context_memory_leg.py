@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from apps.conversations.models import Message
-from apps.providers.tokens import count_tokens
+from apps.providers.token_counts import count_tokens
 from tests.memory.helpers import BROKEN, use_embedder
 
 pytestmark = pytest.mark.django_db
@@ -277,7 +277,7 @@ def test_a_pending_message_waits_for_its_embedding(api, agent, django_capture_on
     found = api.post("/search", {"query": KEY, "mode": "hybrid", "k": 5}).json()["hits"]
     assert pending[1] in [h["id"] for h in found]
     with django_capture_on_commit_callbacks(execute=True):
-        from apps.search.embedding import enqueue_embedding
+        from apps.search.embedding_queue import enqueue_embedding
 
         enqueue_embedding(corpus="messages", ids=pending)
     assert sorted(memory_ids(context(api, query=KEY))) == sorted(pending)

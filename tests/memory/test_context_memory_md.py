@@ -5,7 +5,7 @@ the budget."""
 import pytest
 
 from apps.entries.services import entry_add
-from apps.providers.tokens import count_tokens
+from apps.providers.token_counts import count_tokens
 
 pytestmark = pytest.mark.django_db
 

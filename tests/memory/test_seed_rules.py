@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from apps.providers.tokens import count_tokens
+from apps.providers.token_counts import count_tokens
 
 pytestmark = pytest.mark.django_db
 

@@ -27,7 +27,7 @@ def messages(count: int = 1000, length: int = 200) -> list[str]:
 
 
 def main() -> None:
-    from apps.providers.tokens import count_tokens, count_tokens_batch
+    from apps.providers.token_counts import count_tokens, count_tokens_batch
 
     texts = messages()
     count_tokens("warm up")  # loads the tokenizer

@@ -15,7 +15,7 @@ from apps.providers.llm.budget import (
     prompt_fits,
 )
 from apps.providers.llm.openai import OpenAIChat
-from apps.providers.tokens import count_tokens
+from apps.providers.token_counts import count_tokens
 from tests.support.llm_server import Completion, Raw, Status
 
 PROMPT = [

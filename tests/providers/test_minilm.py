@@ -10,7 +10,7 @@ from django.test import override_settings
 from apps.providers.embeddings import get_embedder
 from apps.providers.embeddings.base import EmbeddingError
 from apps.providers.embeddings.minilm import MiniLMEmbedder
-from apps.providers.embeddings.tokens import TokenStateError
+from apps.providers.embeddings.token_embedder import TokenStateError
 
 pytestmark = pytest.mark.slow
 

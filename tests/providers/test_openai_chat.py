@@ -13,7 +13,7 @@ from apps.providers.llm.base import (
     LLMUnavailable,
 )
 from apps.providers.llm.openai import OpenAIChat
-from apps.providers.tokens import count_tokens
+from apps.providers.token_counts import count_tokens
 from tests.support.llm_server import Completion, Delay, Drop, Raw, Status, unused_port_url
 
 PROMPT = [

@@ -10,9 +10,9 @@ from apps.providers.checks import check_providers
 from apps.providers.embeddings import embed_texts, get_embedder
 from apps.providers.embeddings.fake import HashEmbedder
 from apps.providers.embeddings.openai import OpenAIEmbedder
-from apps.providers.health import ProviderStatus, provider_status
 from apps.providers.llm import get_chat_model
 from apps.providers.llm.openai import OpenAIChat
+from apps.providers.provider_health import ProviderStatus, provider_status
 
 HASH = {"CLASS": "apps.providers.embeddings.fake.HashEmbedder", "CONFIG": {}}
 MINILM = {"CLASS": "apps.providers.embeddings.minilm.MiniLMEmbedder", "CONFIG": {"THREADS": 1}}

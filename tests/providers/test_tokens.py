@@ -1,6 +1,6 @@
 """Offline token counting with the vendored all-MiniLM-L6-v2 WordPiece tokenizer."""
 
-from apps.providers.tokens import count_tokens, count_tokens_batch
+from apps.providers.token_counts import count_tokens, count_tokens_batch
 
 
 def test_exact_counts_for_fixed_strings():

@@ -15,7 +15,7 @@ from apps.entries.models import Entry
 from apps.facts.models import Category, Fact
 from apps.facts.services import fact_save
 from apps.search.corpora import Corpus, all_corpora, embedding_corpora, get_corpus, register
-from apps.search.embedding import corpus_embed
+from apps.search.services import corpus_embed
 from apps.search.tasks import embed_pending_task
 from tests.memory.helpers import BROKEN, HASH, use_embedder
 from tests.search.conftest import add

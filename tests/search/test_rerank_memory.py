@@ -11,7 +11,7 @@ from apps.facts.services import fact_delete, fact_save, fact_update
 from apps.lifecycle.models import HistoryEntryTokens
 from apps.lifecycle.services.history import history_import
 from apps.providers.embeddings.fake import TOKEN_DIMS, _words
-from apps.providers.embeddings.tokens import quantise
+from apps.providers.embeddings.token_embedder import quantise
 from apps.search.tasks import embed_pending_task
 from tests.memory.helpers import BROKEN, use_embedder
 

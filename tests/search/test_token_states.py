@@ -8,8 +8,8 @@ from django.core.management import call_command
 
 from apps.conversations.models import Message, MessageTokens
 from apps.providers.embeddings.fake import TOKEN_DIMS, _words
-from apps.providers.embeddings.tokens import quantise
-from apps.search.embedding import corpus_embed
+from apps.providers.embeddings.token_embedder import quantise
+from apps.search.services import corpus_embed
 from apps.search.tasks import embed_pending_task
 from tests.memory.helpers import BROKEN, use_embedder
 from tests.search.conftest import add

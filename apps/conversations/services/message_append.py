@@ -17,8 +17,8 @@ from apps.conversations import working_memory
 from apps.conversations.models import Consolidation, Message, Role, Session, SessionMeta
 from apps.core.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
 from apps.core.fields import to_utc
-from apps.providers.tokens import count_tokens_batch
-from apps.search.embedding import schedule_embedding
+from apps.providers.token_counts import count_tokens_batch
+from apps.search.embedding_queue import schedule_embedding
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ BATCH = 500
 def backfill(apps, schema_editor):
     """Count the tokens of every existing entry, as the entry services now do on write."""
     # The counter is a pure function of the text (a vendored tokenizer file), safe to import.
-    from apps.providers.tokens import count_tokens_batch
+    from apps.providers.token_counts import count_tokens_batch
 
     Entry = apps.get_model("entries", "Entry")
     last = 0

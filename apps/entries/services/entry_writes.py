@@ -28,7 +28,7 @@ from apps.core.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
 from apps.core.unavailable import send_or_defer
 from apps.entries import names
 from apps.entries.models import Action, Entry, EntryAlias, EntryChange, Kind
-from apps.providers.tokens import count_tokens
+from apps.providers.token_counts import count_tokens
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from apps.entries.selectors.workspace_unpacking import (
     workspace_read,
 )
 from apps.entries.services.entry_writes import entry_change_record, entry_set_content
-from apps.providers.tokens import count_tokens_batch
+from apps.providers.token_counts import count_tokens_batch
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ import numpy as np
 from apps.agents.models import Agent
 from apps.facts import selectors
 from apps.facts.models import GENERAL, Category
-from apps.search.embedding import Embedding, embed_text, schedule_embedding
+from apps.search.embedding import Embedding, embed_text
+from apps.search.embedding_queue import schedule_embedding
 
 
 def category_vectors(*, agent: Agent, names: Iterable[str]) -> dict[str, Embedding]:

@@ -25,7 +25,9 @@ from apps.facts.services.fact_validation import (
     clean_value,
 )
 from apps.facts.services.salience_update import fact_salience, lock_facts
-from apps.search.embedding import Embedding, embed_text, schedule_embedding, states_replace
+from apps.search.embedding import Embedding, embed_text
+from apps.search.embedding_queue import schedule_embedding
+from apps.search.services import states_replace
 
 
 def add_version(fact: Fact, *, old: str, new: str, by: str, reason: str, at: datetime) -> None:

@@ -23,7 +23,7 @@ from apps.core.errors import InvalidInput, NotFound, PayloadTooLarge
 from apps.core.validation import check_json_limits, check_parsed, clean_text
 from apps.learnings.models import ErrorRecord, Outcome
 from apps.learnings.services.error_details import Origin, RawText, detail_keep, detail_update
-from apps.search.embedding import schedule_embedding
+from apps.search.embedding_queue import schedule_embedding
 
 AGENT_ORIGIN = Origin()  # the agent's own failure: pattern rules only, no detail
 MAX_TOOL_CHARS = 200

@@ -17,7 +17,7 @@ from apps.agents.users import AGENT
 from apps.core.scrub import Scrubber
 from apps.learnings.models import ErrorDetail, ErrorRecord, Learning, LearningKind
 from apps.learnings.services.error_records import error_key
-from apps.search.embedding import schedule_embedding
+from apps.search.embedding_queue import schedule_embedding
 
 RECORD_TEXT = ("error", "strategy", "resolution", "arguments", "context")
 

@@ -22,7 +22,7 @@ from apps.providers.llm.budget import (
     messages_tokens,
     prompt_budget,
 )
-from apps.providers.tokens import count_tokens, count_tokens_batch
+from apps.providers.token_counts import count_tokens, count_tokens_batch
 
 
 def _object(properties: dict, required: Sequence[str]) -> dict:

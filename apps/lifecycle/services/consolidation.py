@@ -42,7 +42,7 @@ from apps.lifecycle.services.run_log import ECHOED
 from apps.lifecycle.services.step import LeaseTerms, LifecycleStep, run_chunks, run_step
 from apps.lifecycle.services.step_parts import RunLog, take_chunk
 from apps.providers.llm.jsonparse import parse_llm_json_tiered
-from apps.search.embedding import schedule_embedding
+from apps.search.embedding_queue import schedule_embedding
 
 FIELDS = ("history_entry", "memory_update")
 MAX_CORRECTIONS = 20

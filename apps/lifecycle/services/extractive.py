@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from apps.lifecycle.services.prompts import stamp
 from apps.lifecycle.services.sentence_salience import Candidate, select
-from apps.providers.tokens import count_tokens_batch
+from apps.providers.token_counts import count_tokens_batch
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _SPACE = re.compile(r"\s+")

@@ -17,7 +17,7 @@ from apps.agents.users import Audience
 from apps.core.errors import InvalidInput
 from apps.entries import names
 from apps.lifecycle.models import HistoryEntry, HistoryKind
-from apps.search.embedding import schedule_embedding
+from apps.search.embedding_queue import schedule_embedding
 
 _HEADER = re.compile(r"^## (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)$")
 _SESSION = re.compile(r"^<!-- session: (.*) -->$")

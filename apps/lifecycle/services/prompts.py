@@ -12,7 +12,7 @@ from datetime import datetime
 
 from apps.conversations.models import Message
 from apps.providers.llm import ChatMessage
-from apps.providers.tokens import count_tokens_batch
+from apps.providers.token_counts import count_tokens_batch
 
 MESSAGE_MAX_CHARS = 4000
 

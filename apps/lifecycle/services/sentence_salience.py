@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from apps.providers.stopwords import STOPWORDS
-from apps.providers.tokens import count_tokens_batch
+from apps.providers.token_counts import count_tokens_batch
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9'\u2019-]*")
 # Words that say nothing in a conversation, beyond the search stopwords.

@@ -34,7 +34,7 @@ from apps.lifecycle.services.run_log import ECHOED
 from apps.lifecycle.services.step import LeaseTerms, LifecycleStep, Recorder, run_chunks
 from apps.lifecycle.services.step_parts import RunLog, Superseded, take_chunk
 from apps.providers.llm.jsonparse import parse_llm_json_tiered
-from apps.providers.tokens import count_tokens
+from apps.providers.token_counts import count_tokens
 
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```\s*$", re.S)
 

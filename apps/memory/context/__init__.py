@@ -12,7 +12,7 @@ fit is tried as the hit alone). A unit that does not fit whole is dropped and re
 smaller later ones may still fit. A session message is tried with its tool-call turn (turns.py):
 a call and its results are kept or dropped together, and the newest message's turn is cut to
 the room left together (contents only: tool calls are never cut). Tokens are MiniLM WordPiece
-counts (apps.providers.tokens).
+counts (apps.providers.token_counts).
 """
 
 import functools
@@ -36,7 +36,7 @@ from apps.memory.context.types import (
     SystemProvider,
 )
 from apps.memory.context.usage import Usage, usage_measure
-from apps.providers.tokens import count_tokens, count_tokens_batch
+from apps.providers.token_counts import count_tokens, count_tokens_batch
 
 __all__ = [
     "Candidate",

@@ -19,7 +19,7 @@ from apps.memory.context.types import (
     MemoryWindow,
 )
 from apps.providers.embeddings import EmbeddingError, embed_query
-from apps.providers.tokens import count_tokens_batch
+from apps.providers.token_counts import count_tokens_batch
 from apps.search.legs import vector_search
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from django.core.exceptions import ImproperlyConfigured
 
 from apps.providers.embeddings.base import Embedder, EmbeddingError
-from apps.providers.embeddings.tokens import (
+from apps.providers.embeddings.token_embedder import (
     QueryEmbedding,
     TokenEmbedder,
     TokenEmbedding,

@@ -9,7 +9,7 @@ from functools import lru_cache
 import numpy as np
 
 from apps.providers.embeddings.base import check_texts
-from apps.providers.embeddings.tokens import QueryEmbedding, TokenEmbedding, quantise
+from apps.providers.embeddings.token_embedder import QueryEmbedding, TokenEmbedding, quantise
 from apps.providers.guard import check_outside_transaction
 from apps.providers.stopwords import STOPWORDS
 

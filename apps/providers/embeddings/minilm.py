@@ -2,7 +2,7 @@
 
 Matches sentence-transformers' pipeline: truncation at 256 tokens, mean pooling over the
 attention mask, L2 normalisation. Measured against the fp32 model in docs/providers.md.
-It keeps token states too (apps/providers/embeddings/tokens.py): the last-layer states that
+It keeps token states too (apps/providers/embeddings/token_embedder.py): the last-layer states that
 mean pooling averages, projected to TOKEN_DIMS by a shipped, checksummed projection
 (fitted by bench/fit_token_projection.py) and quantised to int8.
 """
@@ -27,7 +27,7 @@ from apps.providers.embeddings.assets import (
     verify_sha256,
 )
 from apps.providers.embeddings.base import EmbeddingError, check_texts
-from apps.providers.embeddings.tokens import (
+from apps.providers.embeddings.token_embedder import (
     QueryEmbedding,
     TokenEmbedding,
     TokenStateError,
@@ -49,7 +49,7 @@ SPECIAL_TOKENS = frozenset({"[CLS]", "[SEP]", "[PAD]"})
 @dataclass(frozen=True)
 class _Runtime:
     tokenizer: "Tokenizer"
-    session: Any  # onnxruntime.InferenceSession (onnxruntime ships no types)
+    session: Any  # Any: onnxruntime.InferenceSession (onnxruntime ships no types)
 
 
 # One runtime per (model file, thread count) per process: the session holds ~90 MB and takes

@@ -60,6 +60,7 @@ class OpenAIEmbedder:
         return vectors
 
     def _embed_batch(self, batch: list[str]) -> list[list[float]]:
+        # Any: the request's JSON body
         payload: dict[str, Any] = {"model": self.name, "input": batch}
         if self.send_dimensions:
             payload["dimensions"] = self.dimensions
@@ -71,6 +72,7 @@ class OpenAIEmbedder:
         items = self._items(answer, endpoint, expected=len(batch))
         return [self._vector(item, endpoint) for item in items]
 
+    # Any: the server's JSON answer (json.loads' own type)
     def _items(self, answer: Any, endpoint: str, *, expected: int) -> list[dict]:
         data = answer.get("data") if isinstance(answer, dict) else None
         if not isinstance(data, list) or not all(isinstance(d, dict) for d in data):

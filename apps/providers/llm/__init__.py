@@ -1,38 +1,27 @@
-"""Chat models, chosen by `MEMORYHUB_PROVIDERS["llm"]`; None there means no LLM at all."""
+"""Chat models, chosen by `MEMORYHUB_PROVIDERS["llm"]`; None there means no LLM at all. The
+interface, its modes and errors are in apps/providers/llm/base.py."""
 
 from django.core.exceptions import ImproperlyConfigured
 
 from apps.providers._http import Cancellation
 from apps.providers.llm.base import (
-    JSON_OBJECT,
-    JSON_OBJECT_SCHEMA,
-    JSON_SCHEMA,
-    PROMPT,
     STRUCTURED_MODES,
     ChatMessage,
     ChatModel,
-    LLMBadResponse,
     LLMError,
     LLMResult,
     LLMTimeout,
-    LLMUnavailable,
 )
 from apps.providers.loading import ProviderCache, provider_spec
 
 __all__ = [
-    "JSON_OBJECT",
-    "JSON_OBJECT_SCHEMA",
-    "JSON_SCHEMA",
-    "PROMPT",
     "STRUCTURED_MODES",
     "Cancellation",
     "ChatMessage",
     "ChatModel",
-    "LLMBadResponse",
     "LLMError",
     "LLMResult",
     "LLMTimeout",
-    "LLMUnavailable",
     "get_chat_model",
 ]
 

@@ -1,7 +1,7 @@
 """The chat-model interface and its error classes."""
 
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypedDict, Unpack, runtime_checkable
 
 from apps.providers._http import Cancellation
 
@@ -46,7 +46,7 @@ class LLMResult:
     """A completion and what it cost.
 
     Token counts come from the server's `usage`; when it sends none they are offline
-    estimates (apps.providers.tokens) and `usage_estimated` is True.
+    estimates (apps.providers.token_counts) and `usage_estimated` is True.
     """
 
     text: str
@@ -67,6 +67,17 @@ class LLMResult:
         return self.finish_reason == "length"
 
 
+class CompleteOptions(TypedDict, total=False):
+    """ChatModel.complete's keyword arguments, each optional (its default after it)."""
+
+    timeout: float | None  # None: the model's configured timeout
+    response_format_json: bool  # False
+    schema: dict[str, Any] | None  # None. Any: a JSON schema (JSON values)
+    schema_name: str  # "answer"
+    max_tokens: int | None  # None: the model's configured maximum
+    cancel: Cancellation | None  # None
+
+
 @runtime_checkable
 class ChatModel(Protocol):
     """A chat-completion model; callers fall back to extractive code when none is configured."""
@@ -74,15 +85,7 @@ class ChatModel(Protocol):
     name: str
 
     def complete(
-        self,
-        messages: list[ChatMessage],
-        *,
-        timeout: float | None = None,
-        response_format_json: bool = False,
-        schema: dict[str, Any] | None = None,
-        schema_name: str = "answer",
-        max_tokens: int | None = None,
-        cancel: Cancellation | None = None,
+        self, messages: list[ChatMessage], **options: Unpack[CompleteOptions]
     ) -> LLMResult:
         """The model's reply to `messages`; raises an LLMError subclass on failure.
 

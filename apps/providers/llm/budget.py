@@ -1,12 +1,13 @@
 """Token and time bounds of LLM calls, from the settings (issue 23).
 
-Prompt sizes are offline estimates (apps.providers.tokens counts WordPiece tokens, not the
+Prompt sizes are offline estimates (apps.providers.token_counts counts WordPiece tokens, not the
 model's own), so the budget keeps a margin for the difference and for the chat template.
 """
 
 from collections.abc import Sequence
 
 from apps.providers.llm.base import ChatMessage
+from apps.providers.token_counts import count_tokens_batch
 
 DEFAULT_CONTEXT_TOKENS = 8192  # when the model's window is unknown (issue 23)
 DEFAULT_BACKGROUND_TIMEOUT = 600.0
@@ -49,8 +50,6 @@ def prompt_budget(max_output_tokens: int, *, window: int | None = None) -> int:
 
 def messages_tokens(messages: Sequence[ChatMessage]) -> int:
     """The estimated prompt size of `messages`, template overhead included."""
-    from apps.providers.tokens import count_tokens_batch
-
     contents = count_tokens_batch([m.content for m in messages])
     return sum(contents) + MESSAGE_OVERHEAD_TOKENS * len(contents)
 

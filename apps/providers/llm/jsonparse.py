@@ -19,7 +19,7 @@ _FENCE = re.compile(r"```[ \t]*(?:json|JSON|json5|javascript)?[ \t]*\r?\n?(.*?)(
 _MAX_OBJECT_STARTS = 64
 
 
-def _loads_object(text: str) -> dict[str, Any] | None:
+def _loads_object(text: str) -> dict[str, Any] | None:  # Any: JSON values (json.loads' own type)
     try:
         # strict=False accepts raw control characters (newlines, tabs) inside strings.
         value = json.loads(text, strict=False)
@@ -79,8 +79,9 @@ def _unescape(raw: str) -> str:
         return raw.replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
 
 
+# Any: JSON values (json.loads' own type)
 def _extract_fields(text: str, fields: Sequence[str]) -> dict[str, Any] | None:
-    found: dict[str, Any] = {}
+    found: dict[str, Any] = {}  # Any: JSON values (json.loads' own type)
     for field in fields:
         pattern = re.compile(
             r'"' + re.escape(field) + r'"\s*:\s*(?:"((?:[^"\\]|\\.)*)"|(null)\b)', re.S
@@ -95,7 +96,7 @@ def _extract_fields(text: str, fields: Sequence[str]) -> dict[str, Any] | None:
 class Parsed:
     """What an answer held, and the tier (1, 2 or 3) that read it."""
 
-    value: dict[str, Any]
+    value: dict[str, Any]  # Any: JSON values (json.loads' own type)
     tier: int
 
 
@@ -120,6 +121,7 @@ def parse_llm_json_tiered(text: str, fields: Sequence[str] = DEFAULT_FIELDS) -> 
     return Parsed(found, 3) if found is not None else None
 
 
+# Any: JSON values (json.loads' own type)
 def parse_llm_json(text: str, fields: Sequence[str] = DEFAULT_FIELDS) -> dict[str, Any] | None:
     """The JSON object in an LLM answer, or None when nothing parses (see the tiered form)."""
     parsed = parse_llm_json_tiered(text, fields)

@@ -11,9 +11,9 @@ import re
 import threading
 import time
 from dataclasses import replace
-from typing import Any
+from typing import Any, Unpack
 
-from apps.providers._http import Cancellation, HttpFailure, check_base_url, post_json
+from apps.providers._http import HttpFailure, check_base_url, post_json
 from apps.providers.guard import check_outside_transaction
 from apps.providers.llm.base import (
     JSON_OBJECT,
@@ -22,12 +22,14 @@ from apps.providers.llm.base import (
     PROMPT,
     STRUCTURED_MODES,
     ChatMessage,
+    CompleteOptions,
     LLMBadResponse,
     LLMError,
     LLMResult,
     LLMTimeout,
     LLMUnavailable,
 )
+from apps.providers.token_counts import count_tokens, count_tokens_batch
 
 logger = logging.getLogger(__name__)
 
@@ -76,12 +78,13 @@ def forget_learned_modes() -> None:
         _rejected.clear()
 
 
-def _positive_tokens(value: Any, what: str) -> int:
+def _positive_tokens(value: Any, what: str) -> int:  # Any: a value of the server's JSON answer
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{what} must be a positive integer, got {value!r}")
     return value
 
 
+# Any: a JSON schema, checked here
 def _check_call(messages: list[ChatMessage], schema: Any, schema_name: str) -> None:
     if not messages:
         raise ValueError("complete() needs at least one message")
@@ -156,15 +159,7 @@ class OpenAIChat:
         return f"{self.name} via {self.url}/chat/completions (not contacted)"
 
     def complete(
-        self,
-        messages: list[ChatMessage],
-        *,
-        timeout: float | None = None,
-        response_format_json: bool = False,
-        schema: dict[str, Any] | None = None,
-        schema_name: str = "answer",
-        max_tokens: int | None = None,
-        cancel: Cancellation | None = None,
+        self, messages: list[ChatMessage], **options: Unpack[CompleteOptions]
     ) -> LLMResult:
         """The model's reply to `messages`; raises an LLMError subclass on failure.
 
@@ -172,14 +167,17 @@ class OpenAIChat:
         takes; `max_tokens` overrides MAX_TOKENS; `cancel` abandons the call (LLMTimeout).
         """
         check_outside_transaction(f"{self.name} chat completion")
+        schema, schema_name = options.get("schema"), options.get("schema_name", "answer")
+        max_tokens, cancel = options.get("max_tokens"), options.get("cancel")
         _check_call(messages, schema, schema_name)
         limit = _positive_tokens(
             self.max_tokens if max_tokens is None else max_tokens, "max_tokens"
         )
-        budget = timeout or self.timeout
+        budget = options.get("timeout") or self.timeout
         deadline = time.monotonic() + budget
         endpoint = f"{self.url}/chat/completions"
-        mode = self._first_mode(wants_json=response_format_json, has_schema=schema is not None)
+        wants_json = options.get("response_format_json", False)
+        mode = self._first_mode(wants_json=wants_json, has_schema=schema is not None)
         rejected: list[str] = []
         started = time.monotonic()
         while True:
@@ -243,10 +241,10 @@ class OpenAIChat:
         self,
         messages: list[ChatMessage],
         mode: str,
-        schema: dict[str, Any] | None,
+        schema: dict[str, Any] | None,  # Any: a JSON schema (JSON values)
         schema_name: str,
         max_tokens: int,
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any]:  # Any: the request's JSON body
         payload: dict[str, Any] = {
             "model": self.name,
             "messages": [{"role": m.role, "content": m.content} for m in messages],
@@ -266,7 +264,11 @@ class OpenAIChat:
         return payload
 
     def _result(
-        self, answer: Any, endpoint: str, messages: list[ChatMessage], latency_ms: int
+        self,
+        answer: Any,  # Any: the server's JSON answer (json.loads' own type)
+        endpoint: str,
+        messages: list[ChatMessage],
+        latency_ms: int,
     ) -> LLMResult:
         if not isinstance(answer, dict):
             raise LLMBadResponse(f"{endpoint} answered JSON that is not an object")
@@ -288,8 +290,6 @@ class OpenAIChat:
             estimated = False
         else:  # no usage from the server: counted here
             estimated = True
-            from apps.providers.tokens import count_tokens, count_tokens_batch
-
             input_tokens = sum(count_tokens_batch([m.content for m in messages]))
             output_tokens = count_tokens(text)
         finish_reason = choices[0].get("finish_reason")

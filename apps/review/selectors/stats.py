@@ -15,7 +15,7 @@ from apps.agents.models import Agent
 from apps.conversations.models import Message, Session
 from apps.facts.models import Fact, FactStatus
 from apps.lifecycle.models import Run, RunKind
-from apps.search.embedding import Pending, backlogs_by_agent
+from apps.search.selectors import Pending, backlogs_by_agent
 
 ACTIVITY_DAYS = 30
 

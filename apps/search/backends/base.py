@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Model, QuerySet
 
 from apps.core.meta import concrete_field, field_column, pk_type
@@ -33,7 +34,7 @@ class TableSpec:
 
 def table_spec(
     model: type[Model],
-    connection: Any,
+    connection: BaseDatabaseWrapper,
     *,
     agent_field: str,
     text_fields: Sequence[str] = (),
@@ -118,12 +119,14 @@ class SearchBackend(Protocol):
         ...
 
 
+# Any: rows as the DB-API cursor returns them
 def scored_hits(corpus: Corpus, rows: Iterable[Sequence[Any]], leg: str) -> list[Hit]:
     """Hits of rows that begin (pk, score), the pk as the model's Python value."""
     to_python = corpus.model._meta.pk.to_python
     return [Hit(object_id=to_python(row[0]), score=float(row[1]), leg=leg) for row in rows]
 
 
+# Any: SQL parameters, as Query.sql_with_params gives them
 def restrict_sql(queryset: QuerySet | None, alias: str, pk_column: str) -> tuple[str, list[Any]]:
     """` AND alias.pk IN (<queryset's pks>)`, or nothing without a queryset."""
     if queryset is None:
@@ -149,7 +152,7 @@ def substring_queryset(
 
 def exact_candidates_sql(
     corpus: Corpus, queryset: QuerySet | None, *, agent_id: int, model_name: str | None
-) -> tuple[str, list[Any]]:
+) -> tuple[str, list[Any]]:  # Any: SQL parameters, as Query.sql_with_params gives them
     """SQL selecting the agent's rows in `queryset` that have a vector, as columns `pk` and
     the vector field's name.
 
@@ -168,7 +171,11 @@ def exact_candidates_sql(
 
 
 def exact_vector_hits(
-    scope: Scope, similarity: str, vector: Any, *, model_name: str | None
+    scope: Scope,
+    similarity: str,
+    vector: Any,  # Any: the vendor's vector parameter (a numpy array or pgvector's Vector)
+    *,
+    model_name: str | None,
 ) -> list[Hit]:
     """Every vector of the scope's rows (labelled `model_name`, if given) compared with
     `vector`: the best `limit`, ties by pk. `similarity` is the vendor's SQL for the cosine

@@ -13,6 +13,7 @@ import math
 from collections.abc import Collection, Sequence
 
 import numpy as np
+from django.db.backends.utils import CursorWrapper
 from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
@@ -206,7 +207,9 @@ def fts5_idf(n_docs: int, doc_freq: int) -> float:
     return idf if idf > 0.0 else 1e-6
 
 
-def fts5_statistics(cursor, fts: str, expressions: Sequence[str]) -> tuple[int, list[int]]:
+def fts5_statistics(
+    cursor: CursorWrapper, fts: str, expressions: Sequence[str]
+) -> tuple[int, list[int]]:
     """N and each MATCH expression's n, as bm25() counts them, over the whole table: the rows
     indexed (one %_docsize row each; FTS5's averages record holds the same count but is
     written back only at a commit or savepoint) and the rows matching each expression."""

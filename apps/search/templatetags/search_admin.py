@@ -2,7 +2,7 @@
 
 from django import template
 
-from apps.search.embedding import backlogs
+from apps.search.selectors import backlogs
 
 register = template.Library()
 

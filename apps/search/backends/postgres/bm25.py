@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import connection
+from django.db.backends.utils import CursorWrapper
+from django.db.models import QuerySet
 
 from apps.core.meta import pk_type
 from apps.core.replicas import read_connection
@@ -45,7 +47,14 @@ def _phrase_tf(positions: dict[str, list[int]], lexemes: Sequence[str]) -> int:
     return sum(1 for p in first if all(p + i + 1 in s for i, s in enumerate(rest)))
 
 
-def _postings_top_k(cursor, corpus: Corpus, agent_id, stats, limit, queryset):
+def _postings_top_k(
+    cursor: CursorWrapper,
+    corpus: Corpus,
+    agent_id: int,
+    stats: "Statistics",
+    limit: int,
+    queryset: QuerySet | None,
+) -> list[tuple[object, float]]:
     """Term-only queries: the exact BM25 top k from the postings (topk.py)."""
     query = topk.Query(
         doc=bm25_tables(corpus.table)[0],
@@ -64,7 +73,14 @@ def _postings_top_k(cursor, corpus: Corpus, agent_id, stats, limit, queryset):
 class _Fetcher:
     """Candidates matching a tsquery, with the tf of every query unit, scored in Python."""
 
-    def __init__(self, cursor, doc: str, agent_id: int, resolved, queryset) -> None:
+    def __init__(
+        self,
+        cursor: CursorWrapper,
+        doc: str,
+        agent_id: int,
+        resolved: Sequence[Resolved],
+        queryset: QuerySet | None,
+    ) -> None:
         self.cursor, self.doc, self.agent_id, self.resolved = cursor, doc, agent_id, resolved
         self.extra, self.params = restrict_sql(queryset, "d", "id")
         self.exact = sorted({x for k, lex in resolved if k != "prefix" for x in lex})
@@ -72,7 +88,7 @@ class _Fetcher:
         # Positions are only needed for phrases; otherwise the count of positions is tf.
         self.phrases = any(k == "phrase" for k, _ in resolved)
 
-    def __call__(self, units) -> list[tuple[object, int, dict]]:
+    def __call__(self, units: Sequence[Resolved]) -> list[tuple[object, int, dict]]:
         match = " | ".join(_unit_tsquery(k, x) for k, x in units)
         where, params = "d.tsv @@ %s::tsquery", [match]
         value = "array_to_string(u.positions, ',')" if self.phrases else "cardinality(u.positions)"
@@ -105,7 +121,13 @@ def _tf(kind: str, lex: tuple[str, ...], pos: dict, phrases: bool) -> int:
     return _phrase_tf(pos, lex)
 
 
-def _score(fetch: _Fetcher, rows, resolved, idf, avg_len: float) -> list[tuple[object, float]]:
+def _score(
+    fetch: _Fetcher,
+    rows: list[tuple[object, int, dict]],
+    resolved: Sequence[Resolved],
+    idf: dict[Resolved, float],
+    avg_len: float,
+) -> list[tuple[object, float]]:
     """Full BM25 of fetched documents over every unit of the query."""
     return [
         (
@@ -125,7 +147,7 @@ _STEMMED: dict[str, list[str]] = {}
 _STEMMED_MAX = 20_000
 
 
-def _stems(cursor, words: set[str]) -> dict[str, list[str]]:
+def _stems(cursor: CursorWrapper, words: set[str]) -> dict[str, list[str]]:
     """Each word's lexemes under CONFIG; the words not seen before are stemmed in SQL."""
     known = {w: _STEMMED.get(w) for w in words}
     stems = {w: lex for w, lex in known.items() if lex is not None}
@@ -144,7 +166,7 @@ def _stems(cursor, words: set[str]) -> dict[str, list[str]]:
     return stems
 
 
-def _resolve_units(cursor, units: Sequence[q.Unit]) -> list[Resolved]:
+def _resolve_units(cursor: CursorWrapper, units: Sequence[q.Unit]) -> list[Resolved]:
     """Each distinct unit as (kind, lexemes), its words stemmed by the configuration."""
     stems = _stems(cursor, {w for u in units for w in u.words})
     # (kind, lexemes) per unit; a word may stem to nothing (never with this config).
@@ -157,7 +179,9 @@ def _resolve_units(cursor, units: Sequence[q.Unit]) -> list[Resolved]:
     return resolved
 
 
-def _unit_frequencies(cursor, doc: str, agent_id: int, resolved) -> dict[Resolved, int]:
+def _unit_frequencies(
+    cursor: CursorWrapper, doc: str, agent_id: int, resolved: Sequence[Resolved]
+) -> dict[Resolved, int]:
     """df of the prefixes and phrases, which have none maintained: counted through the GIN
     index."""
     df = {}
@@ -178,7 +202,9 @@ class Statistics:
     postings: int  # the term units' postings in all (the sum of their maintained df)
 
 
-def _read_statistics(cursor, table: str, agent_id: int, resolved) -> Statistics | None:
+def _read_statistics(
+    cursor: CursorWrapper, table: str, agent_id: int, resolved: Sequence[Resolved]
+) -> Statistics | None:
     """The agent's statistics for these units, or None if it has no documents. N, the total
     length and the terms' df come in one statement."""
     doc, term, agg = bm25_tables(table)
@@ -202,7 +228,15 @@ def _read_statistics(cursor, table: str, agent_id: int, resolved) -> Statistics 
     return Statistics(idf=idf, avg_len=float(total_len) / float(n_docs), postings=postings)
 
 
-def _scored(cursor, corpus: Corpus, agent_id, resolved, stats: Statistics, limit, queryset):
+def _scored(
+    cursor: CursorWrapper,
+    corpus: Corpus,
+    agent_id: int,
+    resolved: Sequence[Resolved],
+    stats: Statistics,
+    limit: int,
+    queryset: QuerySet | None,
+) -> list[tuple[object, float]]:
     """(pk, score) candidates: from the postings alone, or in full where units need it."""
     others = [u for u in resolved if u[0] != "term"]
     if not others:

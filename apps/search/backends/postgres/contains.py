@@ -118,7 +118,7 @@ def _count_held(
 
 def _scan(
     base: QuerySet, field: str, text: str, order_by: Sequence[str], *, limit: int, rows: int
-) -> list[Any]:
+) -> list[Any]:  # Any: primary keys as the DB-API cursor returns them
     """The matches among the first `rows` rows, read in order until `limit` are found."""
     source, params, order = _ordered(base, field, order_by, rows)
     sql = f"SELECT pk FROM {source} WHERE {_LIKE} ORDER BY {order} LIMIT %s"
@@ -144,7 +144,7 @@ def _read_indexed(
     order_by: Sequence[str],
     *,
     limit: int,
-) -> list[Any] | None:
+) -> list[Any] | None:  # Any: primary keys as the DB-API cursor returns them
     """The matches among the rows holding every probe trigram (a GIN bitmap), or None when
     there are over MAX_MATCHES of them (in any agent)."""
     matches = corpus.model._default_manager.all()
@@ -196,6 +196,7 @@ class _Search:
     order_by: Sequence[str]
     limit: int
 
+    # Any: primary keys as the DB-API cursor returns them
     def run(self, probe_sets: list[list[str]], *, head_rows: int, scan_rows: int) -> list[Any]:
         """The paths of the module docstring, in order."""
         found, read = self.scan(head_rows), head_rows
@@ -232,15 +233,18 @@ class _Search:
             if len(found) == self.limit:
                 return found
 
+    # Any: primary keys as the DB-API cursor returns them
     def scan(self, rows: int) -> list[Any]:
         return _scan(self.base, self.field, self.text, self.order_by, limit=self.limit, rows=rows)
 
+    # Any: primary keys as the DB-API cursor returns them
     def indexed(self, probes: Sequence[str]) -> list[Any] | None:
         return _read_indexed(
             self.base, self.corpus, self.field, self.text, probes, self.order_by,
             limit=self.limit,
         )  # fmt: skip
 
+    # Any: primary keys as the DB-API cursor returns them
     def scanned(self) -> list[Any]:
         """Every row in order until `limit` match: the plain query, held to an index scan
         in `order_by` (no bitmap, no sequential scan and sort of every row)."""

@@ -20,7 +20,9 @@ all of that: one statement sums every posting of its terms, the exhaustive sum i
 """
 
 from dataclasses import dataclass
+from typing import Any
 
+from django.db.backends.utils import CursorWrapper
 from django.db.models import QuerySet
 
 from apps.search.backends.base import restrict_sql
@@ -82,7 +84,7 @@ class Query:
     postings: int | None = None  # the terms' postings in all (sum of their df), if known
 
 
-def _terms(cursor, q: Query, idf: dict[str, float]) -> list[Term]:
+def _terms(cursor: CursorWrapper, q: Query, idf: dict[str, float]) -> list[Term]:
     """Each term's distinct tf values with their shortest document (a loose index scan)."""
     cursor.execute(
         f"WITH RECURSIVE g(term, tf) AS ("
@@ -103,7 +105,15 @@ def _terms(cursor, q: Query, idf: dict[str, float]) -> list[Term]:
     return [t for t in terms.values() if t.groups]
 
 
-def _score_docs(cursor, q: Query, terms: list[Term], cand_sql: str, cand_params, floor, limit):
+def _score_docs(
+    cursor: CursorWrapper,
+    q: Query,
+    terms: list[Term],
+    cand_sql: str,
+    cand_params: list[Any],  # Any: SQL parameters, as restrict_sql and the cursor take them
+    floor: float,
+    limit: int,
+) -> list[tuple[object, float]]:
     """Full scores of the candidate documents (SQL yielding `doc_id`), best first.
 
     Each candidate's tf per term comes from its own tsvector: one primary-key probe per
@@ -190,7 +200,7 @@ def _scored_sql(q: Query, rows: list[tuple[str, int, float, int]]) -> tuple[str,
     return sql, [q.avg_len, *columns, q.agent_id, q.avg_len]
 
 
-def _threshold(cursor, q: Query, terms: list[Term]) -> float:
+def _threshold(cursor: CursorWrapper, q: Query, terms: list[Term]) -> float:
     """A score the k-th result reaches, from the postings alone: a document scores at least
     its best single posting, so the k-th best such posting among the shortest documents of
     each (term, tf) group is a floor (0 if fewer than k pass the restriction)."""
@@ -208,7 +218,9 @@ def _threshold(cursor, q: Query, terms: list[Term]) -> float:
     return best[q.limit - 1][1] * (1.0 - _EPS) if len(best) >= q.limit else 0.0
 
 
-def _narrow(cursor, q: Query, terms: list[Term]) -> list[tuple[object, float]] | None:
+def _narrow(
+    cursor: CursorWrapper, q: Query, terms: list[Term]
+) -> list[tuple[object, float]] | None:
     """Score a small restriction's documents directly, or None if it is not small."""
     if q.queryset is None:
         return None
@@ -219,7 +231,7 @@ def _narrow(cursor, q: Query, terms: list[Term]) -> list[tuple[object, float]] |
     return _score_docs(cursor, q, terms, sql, [pks], 1e-300, q.limit)
 
 
-def _summed(cursor, q: Query, idf: dict[str, float]) -> list[tuple[object, float]]:
+def _summed(cursor: CursorWrapper, q: Query, idf: dict[str, float]) -> list[tuple[object, float]]:
     """Every posting of the terms summed per document, restricted in SQL, best first."""
     extra, params = restrict_sql(q.queryset, "p", "doc_id")
     cursor.execute(
@@ -233,7 +245,7 @@ def _summed(cursor, q: Query, idf: dict[str, float]) -> list[tuple[object, float
     return [(pk, float(score)) for pk, score in cursor.fetchall()]
 
 
-def top_k(cursor, q: Query, idf: dict[str, float]) -> list[tuple[object, float]]:
+def top_k(cursor: CursorWrapper, q: Query, idf: dict[str, float]) -> list[tuple[object, float]]:
     """The exact top `q.limit` (pk, BM25) over the term postings, best first."""
     if q.postings is not None and q.postings <= _SUMMED:
         return _summed(cursor, q, idf)

@@ -1,13 +1,14 @@
 """Move this store (DATABASES['default'], the embedded SQLite file by default) into PostgreSQL."""
 
 import time
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DEFAULT_DB_ALIAS, connections
 
-from apps.core.move.copy import CopyResult, TableResult, store_copy
-from apps.core.move.target import (
+from apps.core.services.store_move.copy import CopyResult, TableResult, store_copy
+from apps.core.services.store_move.target import (
     MoveError,
     target_config,
     target_database,
@@ -34,7 +35,7 @@ class Command(BaseCommand):
         "and checksum are compared, and the BM25 statistics checked; exit 1 on a mismatch."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("database_url", help="postgres://user:password@host:5432/name")
         parser.add_argument("--chunk-size", type=int, default=2000, help="rows per chunk")
         parser.add_argument(
@@ -47,7 +48,15 @@ class Command(BaseCommand):
             "--no-vacuum", action="store_true", help="skip VACUUM ANALYZE of the target"
         )
 
-    def handle(self, *args, database_url: str, chunk_size: int, max_chunks, no_vacuum, **opts):
+    def handle(
+        self,
+        *args: str,
+        database_url: str,
+        chunk_size: int,
+        max_chunks: int | None,
+        no_vacuum: bool,
+        **opts: Any,  # Any: BaseCommand.handle's own argument types
+    ) -> None:
         if chunk_size < 1 or (max_chunks is not None and max_chunks < 1):
             raise CommandError("--chunk-size and --max-chunks must be positive")
         self._verbosity = opts.get("verbosity", 1)

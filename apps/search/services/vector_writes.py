@@ -1,5 +1,6 @@
 # ruff: noqa: S608 - the SQL interpolates only model metadata (table, columns, types); values are parameters.
-"""One statement per embedding batch: `UPDATE ... FROM (VALUES ...)` on both backends.
+"""The writes of an embedding batch: its vectors in one statement, `UPDATE ... FROM (VALUES ...)`
+on both backends, then its rows' token states (`states_write`).
 
 Each row's vector is written only where every embedded field still holds the value read
 with the row, so a row edited while its batch was in the embedder keeps no stale vector: it
@@ -83,3 +84,27 @@ def _write_chunk(
     with conn.cursor() as cursor:
         cursor.execute(sql, [label, "", *params])
         return [pk.to_python(value) for (value,) in cursor.fetchall()]
+
+
+def states_write(corpus: Corpus, codes: Sequence[tuple[object, np.ndarray]], space: str) -> None:
+    """Replace these rows' states (pk, int8 codes tokens x dims); call inside the transaction
+    that writes their vectors."""
+    store = corpus.tokens
+    if store is None or not codes:
+        return
+    manager = store.model._default_manager
+    owner = store.owner_field
+    manager.filter(**{f"{owner}__in": [pk for pk, _ in codes]}).delete()
+    manager.bulk_create(
+        [
+            store.model(
+                **{
+                    f"{owner}_id": pk,
+                    store.space_field: space,
+                    store.count_field: int(c.shape[0]),
+                    store.codes_field: np.ascontiguousarray(c, dtype=np.int8).tobytes(),
+                }
+            )
+            for pk, c in codes
+        ]
+    )

@@ -1,6 +1,6 @@
 """/healthz entry for the search layer: the embedding backlog of every corpus."""
 
-from apps.search.embedding import backlogs
+from apps.search.selectors import backlogs
 
 
 def embedding_backlog_report() -> tuple[str, dict, bool]:

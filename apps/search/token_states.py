@@ -22,7 +22,7 @@ from apps.providers.embeddings import (
     get_embedder,
     vector_label,
 )
-from apps.providers.embeddings.tokens import unit_rows
+from apps.providers.embeddings.token_embedder import unit_rows
 from apps.search.corpora import Corpus, get_corpus
 
 
@@ -63,30 +63,6 @@ def missing(corpus: Corpus, space: str) -> Q:
     if store is None:
         raise ValueError(f"corpus {corpus.name!r} keeps no token states")
     return ~Q(**{f"{store.related_name}__{store.space_field}": space})
-
-
-def states_write(corpus: Corpus, codes: Sequence[tuple[object, np.ndarray]], space: str) -> None:
-    """Replace these rows' states (pk, int8 codes tokens x dims); call inside the transaction
-    that writes their vectors."""
-    store = corpus.tokens
-    if store is None or not codes:
-        return
-    manager = store.model._default_manager
-    owner = store.owner_field
-    manager.filter(**{f"{owner}__in": [pk for pk, _ in codes]}).delete()
-    manager.bulk_create(
-        [
-            store.model(
-                **{
-                    f"{owner}_id": pk,
-                    store.space_field: space,
-                    store.count_field: int(c.shape[0]),
-                    store.codes_field: np.ascontiguousarray(c, dtype=np.int8).tobytes(),
-                }
-            )
-            for pk, c in codes
-        ]
-    )
 
 
 @dataclass(frozen=True)
@@ -142,7 +118,7 @@ def token_backlog(
 ) -> TokenBacklog | None:
     """The corpus's token states for one agent (or all): None when it keeps none.
 
-    `embedded` (rows with a current vector, as `embedding.backlog` counts them) spares
+    `embedded` (rows with a current vector, as `selectors.backlog` counts them) spares
     counting those again: the rows pending states are the embedded ones without them.
     """
     c = get_corpus(corpus)

@@ -9,6 +9,7 @@ the target, so a move interrupted in between still rebuilds them on the next run
 """
 
 from django.db import connections, transaction
+from django.db.backends.utils import CursorWrapper
 
 PENDING = "memoryhub_move_pending_index"
 # Room for the graph while it is built; more than PostgreSQL's default (64 MB) so a large
@@ -16,7 +17,7 @@ PENDING = "memoryhub_move_pending_index"
 BUILD_MEMORY = "1GB"
 
 
-def _pending_table(cursor) -> None:
+def _pending_table(cursor: CursorWrapper) -> None:
     cursor.execute(
         f"CREATE TABLE IF NOT EXISTS {PENDING} (name text PRIMARY KEY, definition text NOT NULL)"
     )

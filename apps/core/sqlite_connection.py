@@ -5,12 +5,17 @@ from typing import Any
 
 import sqlite_vec
 from django.core.exceptions import ImproperlyConfigured
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 _fts5_checked = False
 _STOPS = {signal.SIGINT, signal.SIGTERM}
 
 
-def on_connection_created(sender: Any, connection: Any, **kwargs: Any) -> None:
+def on_connection_created(
+    sender: type[BaseDatabaseWrapper],
+    connection: BaseDatabaseWrapper,
+    **kwargs: Any,  # Any: a signal receiver's keyword arguments, as Django sends them
+) -> None:
     """Load sqlite-vec into every new SQLite connection and check FTS5 once per process.
 
     Module level on purpose: signals hold weak references, a nested function would be

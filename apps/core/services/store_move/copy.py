@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from django.db import IntegrityError, connections, transaction
 
 from apps.core.meta import column_of
-from apps.core.move.indexes import build_deferred_indexes, defer_vector_indexes
-from apps.core.move.plan import TablePlan, copy_plan
-from apps.core.move.rows import Checksum, row_text
-from apps.core.move.target import MoveError, reset_sequences
+from apps.core.services.store_move.indexes import build_deferred_indexes, defer_vector_indexes
+from apps.core.services.store_move.plan import TablePlan, copy_plan
+from apps.core.services.store_move.rows import Checksum, row_text
+from apps.core.services.store_move.target import MoveError, reset_sequences
 
 Progress = Callable[[str, int], None]
 
@@ -105,7 +105,7 @@ def store_copy(
     return CopyResult(tables=results, complete=True, fresh=fresh, chunks=budget.spent)
 
 
-def _rows(plan: TablePlan, alias: str, chunk_size: int, **filters) -> Iterator[list[tuple]]:
+def _rows(plan: TablePlan, alias: str, chunk_size: int, **filters: object) -> Iterator[list[tuple]]:
     """The table's rows in primary-key order, chunk by chunk (keyset pagination)."""
     qs = plan.model._base_manager.using(alias).filter(**filters).order_by("pk")
     pk = plan.fields.index(plan.model._meta.pk)
@@ -135,7 +135,15 @@ def _existing(plan: TablePlan, alias: str, pks: list) -> dict:
     return {row[pk]: row for row in rows}
 
 
-def _copy_rows(plan, result, source, target, chunk_size, budget, progress) -> None:
+def _copy_rows(
+    plan: TablePlan,
+    result: TableResult,
+    source: str,
+    target: str,
+    chunk_size: int,
+    budget: _Budget,
+    progress: Progress | None,
+) -> None:
     pk = plan.fields.index(plan.model._meta.pk)
     read = 0
     for rows in _rows(plan, source, chunk_size):

@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
@@ -28,6 +28,7 @@ logger = logging.getLogger(__name__)
 
 PROBE_TEXT = "memoryhub health probe"
 _CACHE_PREFIX = "memoryhub:health-probe:"
+P = TypeVar("P")  # a provider
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def provider_status() -> dict[str, ProviderStatus]:
     return {"embedding": _embedding_status(), "llm": _llm_status()}
 
 
-def _short_timeout(provider: Any) -> Any:
+def _short_timeout(provider: P) -> P:
     """A copy of `provider` whose `timeout` is at most the probe timeout: the probe must
     answer quickly even when the configured timeout is generous (30 s for real work)."""
     limit = float(settings.MEMORYHUB_HEALTH_PROBE_TIMEOUT)
@@ -87,7 +88,7 @@ def _short_timeout(provider: Any) -> Any:
     if not isinstance(timeout, (int, float)) or timeout <= limit:
         return provider
     probe = copy.copy(provider)
-    probe.timeout = limit
+    setattr(probe, "timeout", limit)  # noqa: B010 - P is any provider; it has one (above)
     return probe
 
 
@@ -157,7 +158,7 @@ def _cache_key(kind: str) -> str | None:
     return _CACHE_PREFIX + hashlib.sha256(identity.encode()).hexdigest()[:32]
 
 
-def _cache_get(key: str) -> Any:
+def _cache_get(key: str) -> object:
     try:
         return cache.get(key)
     except Exception:  # a down cache must not take /healthz with it
