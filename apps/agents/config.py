@@ -12,16 +12,13 @@ ceiling, and the effective config is clamped to it.
 
 import math
 from dataclasses import asdict, dataclass, fields
-from typing import TYPE_CHECKING, Annotated, Any, Literal, cast, get_type_hints
+from typing import Annotated, Any, Literal, Protocol, cast, get_type_hints
 
 from annotated_types import Ge, Gt, Le
 from pydantic import Field, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
 from apps.core.errors import InvalidInput
-
-if TYPE_CHECKING:
-    from apps.agents.models import Agent  # whose models read their config from here
 
 MIB = 1024 * 1024
 
@@ -353,7 +350,20 @@ def validate_ceilings(ceilings: object) -> dict[str, int | float]:
     return {k: v for k, v in ceilings.items() if v < NUMERIC[k].high}
 
 
-def within_ceiling(agent: "Agent", key: str, value: float | None, *, loc: list[str | int]) -> None:
+class _Team(Protocol):
+    # Any: Team.ceilings is a JSONField, whose value django-stubs types as Any.
+    ceilings: Any
+
+
+class _OfTeam(Protocol):
+    """An agent, as far as its team's ceilings go: a Protocol, because models.py imports
+    this module (an import of Agent here would close a circle)."""
+
+    @property
+    def team(self) -> _Team: ...
+
+
+def within_ceiling(agent: _OfTeam, key: str, value: float | None, *, loc: list[str | int]) -> None:
     """For a request-level number (a `k`, a `max_tokens`) bounded by the ceiling of setting
     `key`: InvalidInput at `loc` when `value` is over the agent's team's ceiling."""
     cap = effective_ceilings(agent.team.ceilings)[key]
