@@ -1,12 +1,13 @@
 """The agent's overview page and its audit log."""
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from apps.agents.models import AuditEvent
 from apps.agents.selectors import audit_events
 from apps.agents.users import EVERYONE
 from apps.lifecycle.selectors import runs_page
@@ -27,7 +28,7 @@ class Change:
     after: str | None
 
 
-def _shown(value: Any) -> str | None:
+def _shown(value: object) -> str | None:
     if value is _MISSING:
         return None
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
@@ -45,7 +46,7 @@ def audit_changes(before: dict | None, after: dict | None) -> list[Change]:
     ]
 
 
-def _rows(events) -> list[tuple]:
+def _rows(events: Iterable[AuditEvent]) -> list[tuple[AuditEvent, list[Change]]]:
     return [(e, audit_changes(e.before, e.after)) for e in events]
 
 

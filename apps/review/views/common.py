@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from django import forms
+from django.db.models import Model
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -16,6 +17,8 @@ from apps.review.access import Access
 from apps.review.selectors import agent_users
 
 T = TypeVar("T")
+# An audit event's before or after: JSON-safe values by name (apps.agents.services.snapshot).
+Snapshot = dict[str, object]
 
 # The filter forms' "everyone" option: blank, yet not "" (the agent's own rows), and no user
 # is blank (clean_user strips). A missing `user` means everyone too.
@@ -23,7 +26,7 @@ EVERYONE = " "
 USER_CHOICES = 200  # the users a filter's select offers, by name; `?user=` takes any
 
 
-def or_404(selector: Callable[..., T], **kwargs: Any) -> T:
+def or_404(selector: Callable[..., T], **kwargs: object) -> T:
     """`selector(**kwargs)`: a domain app's get, its NotFound answered as the page's 404."""
     try:
         return selector(**kwargs)
@@ -32,7 +35,13 @@ def or_404(selector: Callable[..., T], **kwargs: Any) -> T:
 
 
 def audit(
-    request: HttpRequest, access: Access, *, action: str, target: Any, before: Any, after: Any
+    request: HttpRequest,
+    access: Access,
+    *,
+    action: str,
+    target: Model,
+    before: Snapshot | None,
+    after: Snapshot | None,
 ) -> None:
     """Record a change made on a review page by the logged-in user."""
     audit_record(
@@ -55,7 +64,9 @@ def error_status(exc: ApplicationError) -> int:
     return 409 if isinstance(exc, Conflict) else 400
 
 
-def refused(request: HttpRequest, access: Access, *, status: int, message: str, tab: str):
+def refused(
+    request: HttpRequest, access: Access, *, status: int, message: str, tab: str
+) -> HttpResponse:
     """The page for a request the pages refuse (400 or 409): nothing was changed."""
     context = {"access": access, "tab": tab, "status": status, "message": message}
     return render(request, "review/partials/facts_refused.html", context, status=status)
@@ -68,8 +79,8 @@ def edit_form(
     form: forms.Form,
     tab: str,
     template: str,
-    context: dict[str, Any],
-    save: Callable[[dict[str, Any]], HttpResponse],
+    context: dict[str, Any],  # Any: a template context (render takes Mapping[str, Any])
+    save: Callable[[dict[str, Any]], HttpResponse],  # Any: Form.cleaned_data's values
 ) -> HttpResponse:
     """GET shows `form`; a valid POST returns `save(cleaned_data)`, whose ApplicationError
     becomes a form error (400, or 409 for a conflict); an invalid POST answers 400."""

@@ -5,7 +5,7 @@ from collections.abc import Callable
 
 from django.contrib import messages
 from django.db import transaction
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from apps.agents.services import snapshot
@@ -40,7 +40,7 @@ def fact_initial(fact: Fact) -> dict:
 
 
 def fact_form(
-    request,
+    request: HttpRequest,
     access: Access,
     fact: Fact,
     *,
@@ -69,7 +69,7 @@ def get_fact(access: Access, fact_id: int) -> Fact:
 
 
 @agent_list
-def fact_list(request, access: Access):
+def fact_list(request: HttpRequest, access: Access) -> HttpResponse:
     """Current facts by category; `?user=` keeps one owner's (views.common.user_param)."""
     uf = user_filter(request, access)
     context = {
@@ -83,7 +83,7 @@ def fact_list(request, access: Access):
 
 
 @agent_page
-def fact_detail(request, access: Access, fact_id: int):
+def fact_detail(request: HttpRequest, access: Access, fact_id: int) -> HttpResponse:
     fact = get_fact(access, fact_id)
     context = {
         "access": access,
@@ -96,7 +96,7 @@ def fact_detail(request, access: Access, fact_id: int):
 
 
 @agent_form
-def fact_edit(request, access: Access, fact_id: int):
+def fact_edit(request: HttpRequest, access: Access, fact_id: int) -> HttpResponse:
     fact = get_fact(access, fact_id)
     if fact.valid_to is not None:
         return refused(
@@ -132,7 +132,7 @@ def fact_edit(request, access: Access, fact_id: int):
 
 
 @agent_action
-def fact_delete(request, access: Access, fact_id: int):
+def fact_delete(request: HttpRequest, access: Access, fact_id: int) -> HttpResponse:
     fact = get_fact(access, fact_id)
     before = fact_snapshot(fact)
     # No provider call: the delete and its audit event commit together.

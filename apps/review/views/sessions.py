@@ -20,6 +20,7 @@ from apps.lifecycle.selectors import runs_page
 from apps.review.access import Access, agent_list, agent_page
 from apps.review.links import user_url
 from apps.review.selectors import (
+    TimelinePage,
     message_counts,
     session_archives,
     sessions_by_activity,
@@ -60,7 +61,7 @@ def _session(access: Access, session_id: uuid.UUID) -> Session:
     return or_404(session_get, agent=access.agent, ref=str(session_id))
 
 
-def _page(request: HttpRequest, session: Session):
+def _page(request: HttpRequest, session: Session) -> TimelinePage:
     """The page the query asks for: ?around=<message id>, ?before= / ?after=<cursor>, or the
     newest. Raises InvalidInput for a bad cursor, Http404 for a message not in the session."""
     around = request.GET.get("around")
