@@ -67,9 +67,9 @@ def test_the_audit_log_shows_who_did_what_and_the_keys_that_changed(
     response = viewer_client.get(AUDIT)
 
     assert response.status_code == 200
-    [(shown, changes)] = response.context["events"]
-    assert shown == event
-    assert [(c.key, c.before, c.after) for c in changes] == [
+    [row] = response.context["events"]
+    assert (row.event, row.erased, row.user_hmac) == (event, None, "")
+    assert [(c.key, c.before, c.after) for c in row.changes] == [
         ("gone", "1", None),
         ("new", None, "x"),
         ("value", "tea", "coffee"),
@@ -81,4 +81,4 @@ def test_the_audit_log_shows_who_did_what_and_the_keys_that_changed(
     assert "<del>tea</del> → <ins>coffee</ins>" in html
     assert "<dt>importance</dt>" not in html  # unchanged keys are not listed
     assert "x.y" not in html  # another agent's event
-    assert [e for e, _ in overview.context["events"]] == [event]
+    assert [row.event for row in overview.context["events"]] == [event]

@@ -11,9 +11,11 @@ from apps.agents.models import AuditEvent
 from apps.agents.selectors import audit_events
 from apps.agents.users import EVERYONE
 from apps.lifecycle.selectors import runs_page
+from apps.lifecycle.services.erasure_audit import ACTION as ERASE_ACTION
 from apps.review.access import Access, agent_list, agent_page
 from apps.review.charts import activity_chart
 from apps.review.selectors import agent_stats, sessions_by_activity
+from apps.review.views.common import counts_listed
 
 AUDIT_PAGE = 200
 _MISSING = object()
@@ -46,8 +48,33 @@ def audit_changes(before: dict | None, after: dict | None) -> list[Change]:
     ]
 
 
-def _rows(events: Iterable[AuditEvent]) -> list[tuple[AuditEvent, list[Change]]]:
-    return [(e, audit_changes(e.before, e.after)) for e in events]
+@dataclass(frozen=True)
+class AuditRow:
+    """An audit event as the log shows it: the keys its change touched, or, for a user's
+    erasure, what it erased, counted (its `before` is counts, not a value it removed)."""
+
+    event: AuditEvent
+    changes: list[Change]
+    erased: list[tuple[str, int]] | None = None  # (kind, count), the kinds it found rows of
+    user_hmac: str = ""  # an erasure's: the user as a keyed hash (erasure_audit.user_hmac)
+
+
+def audit_row(event: AuditEvent) -> AuditRow:
+    """One event of the log (AuditRow)."""
+    if event.action == ERASE_ACTION and isinstance(event.before, dict):
+        counts = {k: n for k, n in event.before.items() if isinstance(n, int) and n}
+        user_hash = event.before.get("user_hmac")
+        return AuditRow(
+            event=event,
+            changes=[],
+            erased=counts_listed(counts),
+            user_hmac=user_hash if isinstance(user_hash, str) else "",
+        )
+    return AuditRow(event=event, changes=audit_changes(event.before, event.after))
+
+
+def _rows(events: Iterable[AuditEvent]) -> list[AuditRow]:
+    return [audit_row(e) for e in events]
 
 
 @agent_page

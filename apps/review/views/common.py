@@ -60,6 +60,11 @@ def changed_by(request: HttpRequest) -> str:
     return f"review:{request.user.get_username()}"[:100]
 
 
+def counts_listed(counts: dict[str, int]) -> list[tuple[str, int]]:
+    """(kind, count) pairs as the pages name them: "fact versions", not "fact_versions"."""
+    return [(kind.replace("_", " "), n) for kind, n in counts.items()]
+
+
 def error_status(exc: ApplicationError) -> int:
     return 409 if isinstance(exc, Conflict) else 400
 
