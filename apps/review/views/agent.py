@@ -2,7 +2,7 @@
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -11,11 +11,12 @@ from apps.agents.models import AuditEvent
 from apps.agents.selectors import audit_events
 from apps.agents.users import EVERYONE
 from apps.lifecycle.selectors import runs_page
+from apps.lifecycle.services.erasure import CLEARED
 from apps.lifecycle.services.erasure_audit import ACTION as ERASE_ACTION
 from apps.review.access import Access, agent_list, agent_page
 from apps.review.charts import activity_chart
 from apps.review.selectors import agent_stats, sessions_by_activity
-from apps.review.views.common import counts_listed
+from apps.review.views.common import rows_named
 
 AUDIT_PAGE = 200
 _MISSING = object()
@@ -55,19 +56,23 @@ class AuditRow:
 
     event: AuditEvent
     changes: list[Change]
-    erased: list[tuple[str, int]] | None = None  # (kind, count), the kinds it found rows of
+    erased: list[tuple[int, str]] | None = None  # (count, rows named), of the kinds it found
+    cleared: list[tuple[int, str]] = field(default_factory=list)  # links and snapshots it cleared
     user_hmac: str = ""  # an erasure's: the user as a keyed hash (erasure_audit.user_hmac)
 
 
 def audit_row(event: AuditEvent) -> AuditRow:
     """One event of the log (AuditRow)."""
     if event.action == ERASE_ACTION and isinstance(event.before, dict):
-        counts = {k: n for k, n in event.before.items() if isinstance(n, int) and n}
+        counts = [(k, n) for k, n in event.before.items() if isinstance(n, int) and n]
         user_hash = event.before.get("user_hmac")
         return AuditRow(
             event=event,
             changes=[],
-            erased=counts_listed(counts),
+            erased=[(n, rows_named(k, n)) for k, n in counts if k not in CLEARED],
+            cleared=[
+                (n, rows_named(k.removesuffix("_cleared"), n)) for k, n in counts if k in CLEARED
+            ],
             user_hmac=user_hash if isinstance(user_hash, str) else "",
         )
     return AuditRow(event=event, changes=audit_changes(event.before, event.after))

@@ -60,9 +60,22 @@ def changed_by(request: HttpRequest) -> str:
     return f"review:{request.user.get_username()}"[:100]
 
 
-def counts_listed(counts: dict[str, int]) -> list[tuple[str, int]]:
-    """(kind, count) pairs as the pages name them: "fact versions", not "fact_versions"."""
-    return [(kind.replace("_", " "), n) for kind, n in counts.items()]
+# The rows an erasure counts (apps.lifecycle.services.erasure.UserErased), one of each.
+_ONE = {
+    "summaries": "summary",
+    "entries": "entry",
+    "entry_aliases": "entry alias",
+    "history": "history entry",
+    "provenance": "provenance link",
+}
+_MANY = {"history": "history entries", "provenance": "provenance links"}
+
+
+def rows_named(kind: str, n: int) -> str:
+    """An erasure's count's rows as a person reads them: "1 fact version", "2 fact versions"."""
+    if n == 1:
+        return _ONE.get(kind) or kind.replace("_", " ").removesuffix("s")
+    return _MANY.get(kind) or kind.replace("_", " ")
 
 
 def error_status(exc: ApplicationError) -> int:

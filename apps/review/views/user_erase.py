@@ -11,7 +11,11 @@ from apps.lifecycle.selectors import user_erasure_counts
 from apps.lifecycle.services.erasure import Actor, erased_user, erasure_vacuum, user_erase
 from apps.review.access import Access, agent_form
 from apps.review.links import user_url
-from apps.review.views.common import counts_listed
+
+
+def _listed(counts: dict[str, int]) -> list[tuple[str, int]]:
+    """(kind, count) pairs as the page names them: "fact versions", not "fact_versions"."""
+    return [(kind.replace("_", " "), n) for kind, n in counts.items()]
 
 
 def _erased(request: HttpRequest, access: Access, name: str) -> str:
@@ -19,7 +23,7 @@ def _erased(request: HttpRequest, access: Access, name: str) -> str:
     page then says was done."""
     actor = Actor(source="review", person=request.user)
     erased = user_erase(agent=access.agent, user=name, actor=actor)
-    listed = counts_listed(erased.counts())
+    listed = _listed(erased.counts())
     done = ", ".join(f"{kind} {n}" for kind, n in listed if n) or "nothing was left"
     if request.POST.get("vacuum") == "on":
         done += "; vacuumed" if erasure_vacuum() else "; the vacuum did not complete"
@@ -44,7 +48,7 @@ def user_erase_confirm(request: HttpRequest, access: Access, user: str) -> HttpR
         "tab": "users",
         "user_name": name,  # not "user": the header's logged-in person is `user`
         "user_url": user_url(access.agent.slug, name),
-        "counts": counts_listed(counts),
+        "counts": _listed(counts),
         "total": sum(counts.values()),
     }
     return render(request, "review/user_erase.html", context)
