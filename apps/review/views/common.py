@@ -1,7 +1,7 @@
 """What the curation views share: the 404 of a selector's get, the audit event, the refusal
 page, the edit-form cycle and the filter by user."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlencode
@@ -138,6 +138,22 @@ def user_param(request: HttpRequest) -> str | None:
         return None
     value = raw.strip()
     return None if raw and not value else value
+
+
+def filtered_page(
+    request: HttpRequest,
+    access: Access,
+    uf: UserFilter,
+    *,
+    tab: str,
+    rows: Mapping[str, object],
+    template: str = "",
+) -> HttpResponse:
+    """A list page under the user filter `uf`: `rows` (its lists, by their names in the
+    template) beside the agent's access, the tab and the filter; the template is the tab's
+    (review/<tab>.html) unless given."""
+    page = {"access": access, "tab": tab, "uf": uf, **rows}
+    return render(request, template or f"review/{tab}.html", page)
 
 
 def user_filter(request: HttpRequest, access: Access) -> UserFilter:

@@ -18,7 +18,15 @@ from apps.review import curation
 from apps.review.access import Access, agent_action, agent_form, agent_list, agent_page
 from apps.review.forms import FactForm
 from apps.review.selectors import fact_counts_of
-from apps.review.views.common import audit, changed_by, edit_form, or_404, refused, user_filter
+from apps.review.views.common import (
+    audit,
+    changed_by,
+    edit_form,
+    filtered_page,
+    or_404,
+    refused,
+    user_filter,
+)
 
 EDIT_TEMPLATES = {"facts": "review/fact_edit.html", "queue": "review/queue_edit.html"}
 FACT_FIELDS = ["category", "key", "value", "importance", "status", "valid_to", "superseded_by_id"]
@@ -72,14 +80,11 @@ def get_fact(access: Access, fact_id: int) -> Fact:
 def fact_list(request: HttpRequest, access: Access) -> HttpResponse:
     """Current facts by category; `?user=` keeps one owner's (views.common.user_param)."""
     uf = user_filter(request, access)
-    context = {
-        "access": access,
-        "tab": "facts",
-        "uf": uf,
+    rows = {
         "groups": curation.fact_groups(agent=access.agent, user=uf.value),
         "counts": fact_counts_of(agent=access.agent, user=uf.value),
     }
-    return render(request, "review/facts.html", context)
+    return filtered_page(request, access, uf, tab="facts", rows=rows)
 
 
 @agent_page

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import Model, TextChoices
 from django.forms import Form
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 
 from apps.agents.services import snapshot
 from apps.agents.users import AGENT, AGENT_ONLY, EVERYONE, Audience
@@ -26,7 +26,7 @@ from apps.learnings.services import (
 from apps.review.access import Access, agent_action, agent_form, agent_list
 from apps.review.forms import ErrorRecordForm, LearningForm
 from apps.review.selectors import learnings_listed
-from apps.review.views.common import audit, edit_form, or_404, user_filter
+from apps.review.views.common import audit, edit_form, filtered_page, or_404, user_filter
 
 LEARNING_FIELDS = ["kind", "content", "status", "source"]
 ERROR_FIELDS = ["tool_name", "outcome", "strategy", "resolution", "expires_at"]
@@ -53,19 +53,9 @@ def learning_list(request: HttpRequest, access: Access) -> HttpResponse:
     )
     audience = Audience(uf.value or AGENT)  # a user's raw text for that user's filter only
     learnings = learnings_shown(learnings, audience)
-    errors = errors_page(
-        agent=access.agent,
-        tool_name=None,
-        outcome=outcome,
-        q=q,
-        cursor=None,
-        limit=ROWS,
-        audience=audience,
-    ).items
-    context = {
-        "access": access,
-        "tab": "learnings",
-        "uf": uf,
+    first = partial(errors_page, tool_name=None, cursor=None, limit=ROWS)  # every tool's
+    errors = first(agent=access.agent, audience=audience, outcome=outcome, q=q).items
+    rows = {
         "learnings": learnings,
         "errors": errors,
         "filters": {"status": status, "kind": kind, "outcome": outcome, "q": q},
@@ -73,7 +63,7 @@ def learning_list(request: HttpRequest, access: Access) -> HttpResponse:
         "kinds": LearningKind.values,
         "outcomes": Outcome.values,
     }
-    return render(request, "review/learnings.html", context)
+    return filtered_page(request, access, uf, tab="learnings", rows=rows)
 
 
 @dataclass(frozen=True)
