@@ -2,7 +2,7 @@
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -11,7 +11,7 @@ from apps.agents.models import AuditEvent
 from apps.agents.selectors import audit_events
 from apps.agents.users import EVERYONE
 from apps.lifecycle.selectors import runs_page
-from apps.lifecycle.services.erasure import CLEARED
+from apps.lifecycle.services.erasure import CLEARED, UserErased
 from apps.lifecycle.services.erasure_audit import ACTION as ERASE_ACTION
 from apps.review.access import Access, agent_list, agent_page
 from apps.review.charts import activity_chart
@@ -19,6 +19,7 @@ from apps.review.selectors import agent_stats, sessions_by_activity
 from apps.review.views.common import rows_named
 
 AUDIT_PAGE = 200
+ERASED_KINDS = [f.name for f in fields(UserErased)]  # what an erasure's event counts
 _MISSING = object()
 
 
@@ -64,7 +65,9 @@ class AuditRow:
 def audit_row(event: AuditEvent) -> AuditRow:
     """One event of the log (AuditRow)."""
     if event.action == ERASE_ACTION and isinstance(event.before, dict):
-        counts = [(k, n) for k, n in event.before.items() if isinstance(n, int) and n]
+        # In UserErased's order: PostgreSQL's jsonb does not keep the keys'.
+        counted = {k: n for k, n in event.before.items() if isinstance(n, int) and n}
+        counts = [(k, counted[k]) for k in ERASED_KINDS if k in counted]
         user_hash = event.before.get("user_hmac")
         return AuditRow(
             event=event,
