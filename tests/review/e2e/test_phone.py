@@ -381,3 +381,18 @@ def test_a_search_hits_chips_are_small_and_under_its_message_on_a_390px_phone(br
     browser.set_width(DESKTOP)  # on the desktop the hit's line leads, above its message
     hits = browser.driver.execute_script(HIT_BOXES_JS)
     assert all(hit["head_top"] < hit["line_bottom"] for hit in hits)
+
+
+def test_a_long_tool_name_wraps_only_after_an_underscore(browser, wide):
+    browser.visit("/accounts/login/")
+    browser.login("eddie", "pw-eddie")
+    browser.visit(_r("learnings"))
+
+    names = browser.all("table.errors td[data-label=Tool] code.tool-name")
+    assert [n.text for n in names] == [TOOL, TOOL]
+    for width in (DESKTOP, PHONE):
+        browser.set_width(width)
+        for name in names:
+            lines = browser.lines(name)
+            assert "".join(lines) == TOOL, (width, lines)
+            assert all(line.endswith("_") for line in lines[:-1]), (width, lines)

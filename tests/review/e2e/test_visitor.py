@@ -28,24 +28,6 @@ TOOL = "book_ticket"
 CALL = "call_porto_1"
 ARGUMENTS = '{"to": "Porto", "day": "friday"}'
 
-# Returns the text of each line `element`'s text is laid out on (by the top of each
-# character's box): how a person sees it wrap.
-LINES_JS = """
-const el = arguments[0], range = document.createRange(), lines = [];
-let top = null;
-const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-  for (let i = 0; i < node.length; i++) {
-    range.setStart(node, i); range.setEnd(node, i + 1);
-    const box = range.getClientRects()[0];
-    if (!box) continue;
-    if (top === null || Math.abs(box.top - top) > 2) { lines.push(""); top = box.top; }
-    lines[lines.length - 1] += node.data[i];
-  }
-}
-return lines;
-"""
-
 
 def _turns() -> list[dict]:
     filler = []
@@ -144,7 +126,7 @@ def test_a_tool_name_never_wraps_mid_word_at_1366px(browser, visited):
     code = browser.one(f"#error-{record.pk} td[data-label=Tool] code.tool-name")
     assert code.text == TOOL
     assert browser.driver.execute_script("return arguments[0].getClientRects().length", code) == 1
-    assert browser.driver.execute_script(LINES_JS, code) == [TOOL]
+    assert browser.lines(code) == [TOOL]
     assert code.value_of_css_property("word-break") == "keep-all"
     assert code.value_of_css_property("overflow-wrap") == "normal"
     browser.show(code, "learnings-tool-name")
