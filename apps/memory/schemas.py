@@ -145,6 +145,11 @@ class ContextIn(ForUser):
 class PartOut(Schema):
     kind: str
     name: str
+    title: str = Field(
+        "",
+        description="The plain heading to put the part under in a prompt: 'Agent memory' "
+        "for MEMORY.md, 'What you know about ana' for users/ana/MEMORY.md.",
+    )
     content: str
     tokens: int
     truncated: bool = False  # MEMORY.md over the whole budget is cut to it (see warnings)

@@ -57,7 +57,7 @@ def agent_page(view: View) -> View:
     @login_required
     @require_http_methods(["GET", "HEAD"])
     @wraps(view)
-    def wrapped(request: HttpRequest, slug: str, *args, **kwargs) -> HttpResponse:
+    def wrapped(request: HttpRequest, slug: str, *args: object, **kwargs: object) -> HttpResponse:
         return view(request, _resolve(request, slug), *args, **kwargs)
 
     return wrapped
@@ -70,7 +70,7 @@ def _for_editors(view: View, methods: list[str]) -> View:
     @login_required
     @require_http_methods(methods)
     @wraps(view)
-    def wrapped(request: HttpRequest, slug: str, *args, **kwargs) -> HttpResponse:
+    def wrapped(request: HttpRequest, slug: str, *args: object, **kwargs: object) -> HttpResponse:
         access = _resolve(request, slug)
         if not access.can_edit:
             return _forbidden(request)

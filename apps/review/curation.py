@@ -115,8 +115,14 @@ def legend() -> list[tuple[str, str]]:
 @dataclass(frozen=True)
 class ShownLeg:
     name: str  # bm25, vector, contains, neighbour, rerank
-    label: str  # "keyword #1 · BM25 3.21"
+    rank: str  # "keyword #1": the leg and the hit's rank in it
+    value: str  # " · BM25 3.21": its own score ("" when it has none); a phone leaves it out
     title: str  # what the leg and its score mean
+
+    @property
+    def label(self) -> str:
+        """The leg as the page writes it: "keyword #1 · BM25 3.21"."""
+        return self.rank + self.value
 
 
 def shown_leg(leg: str, rank: int, score: float) -> ShownLeg:
@@ -129,8 +135,8 @@ def shown_leg(leg: str, rank: int, score: float) -> ShownLeg:
         "neighbour": f" · +{NEIGHBOUR_WEIGHT:g} {TIMES} {score:.3f}",
         "contains": "",
     }.get(leg, f" · {score:.3f}")
-    label = f"neighbour of #{rank}{value}" if leg == "neighbour" else f"{name} #{rank}{value}"
-    return ShownLeg(leg, label, LEG_HELP.get(leg, ""))
+    ranked = f"neighbour of #{rank}" if leg == "neighbour" else f"{name} #{rank}"
+    return ShownLeg(leg, ranked, value, LEG_HELP.get(leg, ""))
 
 
 @dataclass(frozen=True)

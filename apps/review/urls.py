@@ -6,7 +6,6 @@ from apps.review.views import (
     agent,
     dashboard,
     entries,
-    erasure,
     facts,
     keys,
     learnings,
@@ -14,6 +13,7 @@ from apps.review.views import (
     runs,
     search,
     sessions,
+    user_erase,
     users,
 )
 
@@ -53,5 +53,5 @@ urlpatterns = [
     path(A + "runs/<int:run_id>/retry/", runs.run_retry, name="run_retry"),
     path(A + "users/", users.user_list, name="users"),
     path(A + "users/<str:user>/", users.user_detail, name="user"),
-    path(A + "users/<str:user>/erase/", erasure.user_erase_confirm, name="user_erase"),
+    path(A + "users/<str:user>/erase/", user_erase.user_erase_confirm, name="user_erase"),
 ]

@@ -38,10 +38,10 @@ def test_a_tight_budget_keeps_memory_md_whole_and_drops_the_rest(api, agent, ses
     body = context(api, session, max_tokens=memory + newest + 4)
 
     assert body["system"]["parts"] == [
-        {"kind": "document", "name": "USER.md", "content": "user " * 3, "tokens": 3,
-         "truncated": False},
-        {"kind": "document", "name": "MEMORY.md", "content": MEMORY, "tokens": 40,
-         "truncated": False},
+        {"kind": "document", "name": "USER.md", "title": "About your users",
+         "content": "user " * 3, "tokens": 3, "truncated": False},
+        {"kind": "document", "name": "MEMORY.md", "title": "Agent memory", "content": MEMORY,
+         "tokens": 40, "truncated": False},
     ]  # fmt: skip
     assert [m["id"] for m in body["messages"]] == [ids[2]]
     assert body["messages"][0]["truncated"] is False
@@ -62,8 +62,8 @@ def test_memory_md_over_the_whole_budget_is_truncated_with_a_warning(api, agent,
     body = context(api, session, max_tokens=10)
 
     assert body["system"]["parts"] == [
-        {"kind": "document", "name": "MEMORY.md", "content": "fact1 fact2 fact3 fact4 fact5",
-         "tokens": 10, "truncated": True},
+        {"kind": "document", "name": "MEMORY.md", "title": "Agent memory",
+         "content": "fact1 fact2 fact3 fact4 fact5", "tokens": 10, "truncated": True},
     ]  # fmt: skip
     assert body["warnings"] == [
         "MEMORY.md is 40 tokens, over the 10-token budget: truncated to 10 tokens"

@@ -67,9 +67,9 @@ def test_the_audit_log_shows_who_did_what_and_the_keys_that_changed(
     response = viewer_client.get(AUDIT)
 
     assert response.status_code == 200
-    [(shown, changes)] = response.context["events"]
-    assert shown == event
-    assert [(c.key, c.before, c.after) for c in changes] == [
+    [row] = response.context["events"]
+    assert (row.event, row.erased, row.user_hmac) == (event, None, "")
+    assert [(c.key, c.before, c.after) for c in row.changes] == [
         ("gone", "1", None),
         ("new", None, "x"),
         ("value", "tea", "coffee"),
@@ -81,4 +81,41 @@ def test_the_audit_log_shows_who_did_what_and_the_keys_that_changed(
     assert "<del>tea</del> → <ins>coffee</ins>" in html
     assert "<dt>importance</dt>" not in html  # unchanged keys are not listed
     assert "x.y" not in html  # another agent's event
-    assert [e for e, _ in overview.context["events"]] == [event]
+    assert [row.event for row in overview.context["events"]] == [event]
+
+
+def test_an_erasure_in_the_audit_log_reads_as_counts_not_removed_values(
+    viewer_client, editor, agent
+):
+    counts = {"sessions": 1, "messages": 12, "facts": 0, "fact_versions": 1, "history": 2}
+    before = {"user_hmac": "0123456789abcdef" * 4, **counts, "provenance_cleared": 1}
+    event = audit_record(
+        user=editor,
+        agent=agent,
+        source="review",
+        action="user.erase",
+        target="user",
+        before=before,
+        after=None,
+    )
+
+    response = viewer_client.get(AUDIT)
+
+    [row] = response.context["events"]
+    assert (row.event, row.changes) == (event, [])
+    assert row.erased == [
+        (1, "session"),
+        (12, "messages"),
+        (1, "fact version"),
+        (2, "history entries"),
+    ]
+    assert row.cleared == [(1, "provenance link")]
+    html = response.content.decode()
+    assert (
+        '<p class="erased">Erased <span class="erased-count"><strong>1</strong> session</span>, '
+        '<span class="erased-count"><strong>12</strong> messages</span>, '
+        '<span class="erased-count"><strong>1</strong> fact version</span>, '
+        '<span class="erased-count"><strong>2</strong> history entries</span>.</p>'
+    ) in html
+    assert "<del>" not in html
+    assert '<code title="' + before["user_hmac"] + '">0123456789ab…</code>' in html

@@ -283,7 +283,7 @@ def test_hybrid_shows_the_fused_score_and_each_leg_readably(viewer_client, agent
     html = response.content.decode()
     assert '<span class="score" title="Fused score: the sum over the legs of 1/(10 + rank)' in html
     assert ">fused 0.182</span>" in html
-    assert ">keyword #1 · BM25 1.30</span>" in html
+    assert '>keyword #1<span class="leg-value"> · BM25 1.30</span></span>' in html
     assert "<mark>kiwi</mark> banana <mark>smoothie</mark>" in html
 
 
@@ -322,7 +322,10 @@ def test_a_neighbour_says_whose_and_what_it_received(viewer_client, agent, embed
         labels = [leg.label for leg in by_pk[m.pk].legs]
         assert labels[-1] == f"neighbour of #1 · +0.2 {TIMES} {rrf:.3f}"  # 0.182
     html = response.content.decode()
-    assert 'title="Neighbour smoothing: the message is right before or after a hit' in html
+    assert (
+        f'title="neighbour of #1 · +0.2 {TIMES} {rrf:.3f}: Neighbour smoothing: the message is '
+        "right before or after a hit"
+    ) in html
     # the three hits are one passage, each message once
     assert _blocks(html) == [[(m.pk, True) for m in rows]]
 

@@ -156,7 +156,8 @@ def test_messages_are_styled_by_role_with_tool_calls_collapsed(viewer_client, ap
         "msg assistant",
     ]
     assert '<details class="tool-calls"><summary>1 tool call</summary>' in html
-    assert "<code>grep</code>" in html
+    assert '<code class="tool-name">grep</code>' in html
+    assert '<span class="calls">→ calls <code class="tool-name">grep</code>(…)</span>' in html
     assert "<details open><summary>Tool result <code>c1</code>" in html
     assert '<strong class="error">tool error</strong>' in html
 
@@ -214,10 +215,14 @@ def test_summary_markers_hot_boundary_and_runs(viewer_client, api, agent, sessio
 
 
 def test_the_first_page_costs_the_same_queries_whatever_the_session_size(viewer_client, session):
+    # Both sessions reach past the page and past what the hot window reads (window_messages:
+    # working_memory_cap, window_unsummarised_max): only the session's size differs.
     add(session, *[f"m{i}" for i in range(150)], role=None)
+    add(session, *[f"n{i}" for i in range(300)], role=None, start=T0 + timedelta(days=1))
+    viewer_client.get(url(session))  # the first request fills per-process caches
     with CaptureQueriesContext(connection) as small:
         viewer_client.get(url(session))
-    add(session, *[f"n{i}" for i in range(300)], role=None, start=T0 + timedelta(days=1))
+    add(session, *[f"o{i}" for i in range(600)], role=None, start=T0 + timedelta(days=2))
 
     with CaptureQueriesContext(connection) as large:
         response = viewer_client.get(url(session))

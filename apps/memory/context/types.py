@@ -9,6 +9,7 @@ from apps.agents.models import Agent
 from apps.agents.users import Audience
 from apps.conversations.models import Message, Session
 from apps.facts.models import Fact
+from apps.memory.context.titles import part_title
 from apps.search.ranking import LegRank
 
 
@@ -39,6 +40,11 @@ class Part:
     tokens: int | None = None  # None: get_context counts `content`; else a stored count
     truncated: bool = False
     fact: Fact | None = None
+
+    @property
+    def title(self) -> str:
+        """The plain heading a prompt puts the part under ("Agent memory" for MEMORY.md)."""
+        return part_title(self.kind, self.name)
 
     @property
     def counted(self) -> int:

@@ -5,9 +5,8 @@ import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
 
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Aggregate, Count, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce, TruncDate
 from django.utils import timezone
 
@@ -44,7 +43,7 @@ class AgentStats:
         return sum(b.pending + b.failed for b in self.backlog)
 
 
-def _counts_by_agent(qs: QuerySet, ids: list[int], **aggregates: Any) -> dict[int, dict]:
+def _counts_by_agent(qs: QuerySet, ids: list[int], **aggregates: Aggregate) -> dict[int, dict]:
     rows = qs.filter(agent_id__in=ids).values("agent_id").annotate(**aggregates)
     return {row.pop("agent_id"): row for row in rows}
 

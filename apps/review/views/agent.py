@@ -1,20 +1,25 @@
 """The agent's overview page and its audit log."""
 
 import json
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from apps.agents.models import AuditEvent
 from apps.agents.selectors import audit_events
 from apps.agents.users import EVERYONE
 from apps.lifecycle.selectors import runs_page
+from apps.lifecycle.services.erasure import CLEARED, UserErased
+from apps.lifecycle.services.erasure_audit import ACTION as ERASE_ACTION
 from apps.review.access import Access, agent_list, agent_page
 from apps.review.charts import activity_chart
 from apps.review.selectors import agent_stats, sessions_by_activity
+from apps.review.views.common import rows_named
 
 AUDIT_PAGE = 200
+ERASED_KINDS = [f.name for f in fields(UserErased)]  # what an erasure's event counts
 _MISSING = object()
 
 
@@ -27,7 +32,7 @@ class Change:
     after: str | None
 
 
-def _shown(value: Any) -> str | None:
+def _shown(value: object) -> str | None:
     if value is _MISSING:
         return None
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
@@ -45,8 +50,39 @@ def audit_changes(before: dict | None, after: dict | None) -> list[Change]:
     ]
 
 
-def _rows(events) -> list[tuple]:
-    return [(e, audit_changes(e.before, e.after)) for e in events]
+@dataclass(frozen=True)
+class AuditRow:
+    """An audit event as the log shows it: the keys its change touched, or, for a user's
+    erasure, what it erased, counted (its `before` is counts, not a value it removed)."""
+
+    event: AuditEvent
+    changes: list[Change]
+    erased: list[tuple[int, str]] | None = None  # (count, rows named), of the kinds it found
+    cleared: list[tuple[int, str]] = field(default_factory=list)  # links and snapshots it cleared
+    user_hmac: str = ""  # an erasure's: the user as a keyed hash (erasure_audit.user_hmac)
+
+
+def audit_row(event: AuditEvent) -> AuditRow:
+    """One event of the log (AuditRow)."""
+    if event.action == ERASE_ACTION and isinstance(event.before, dict):
+        # In UserErased's order: PostgreSQL's jsonb does not keep the keys'.
+        counted = {k: n for k, n in event.before.items() if isinstance(n, int) and n}
+        counts = [(k, counted[k]) for k in ERASED_KINDS if k in counted]
+        user_hash = event.before.get("user_hmac")
+        return AuditRow(
+            event=event,
+            changes=[],
+            erased=[(n, rows_named(k, n)) for k, n in counts if k not in CLEARED],
+            cleared=[
+                (n, rows_named(k.removesuffix("_cleared"), n)) for k, n in counts if k in CLEARED
+            ],
+            user_hmac=user_hash if isinstance(user_hash, str) else "",
+        )
+    return AuditRow(event=event, changes=audit_changes(event.before, event.after))
+
+
+def _rows(events: Iterable[AuditEvent]) -> list[AuditRow]:
+    return [audit_row(e) for e in events]
 
 
 @agent_page

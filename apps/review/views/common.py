@@ -1,12 +1,13 @@
 """What the curation views share: the 404 of a selector's get, the audit event, the refusal
 page, the edit-form cycle and the filter by user."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from django import forms
+from django.db.models import Model
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -16,6 +17,8 @@ from apps.review.access import Access
 from apps.review.selectors import agent_users
 
 T = TypeVar("T")
+# An audit event's before or after: JSON-safe values by name (apps.agents.services.snapshot).
+Snapshot = dict[str, object]
 
 # The filter forms' "everyone" option: blank, yet not "" (the agent's own rows), and no user
 # is blank (clean_user strips). A missing `user` means everyone too.
@@ -23,7 +26,7 @@ EVERYONE = " "
 USER_CHOICES = 200  # the users a filter's select offers, by name; `?user=` takes any
 
 
-def or_404(selector: Callable[..., T], **kwargs: Any) -> T:
+def or_404(selector: Callable[..., T], **kwargs: object) -> T:
     """`selector(**kwargs)`: a domain app's get, its NotFound answered as the page's 404."""
     try:
         return selector(**kwargs)
@@ -32,7 +35,13 @@ def or_404(selector: Callable[..., T], **kwargs: Any) -> T:
 
 
 def audit(
-    request: HttpRequest, access: Access, *, action: str, target: Any, before: Any, after: Any
+    request: HttpRequest,
+    access: Access,
+    *,
+    action: str,
+    target: Model,
+    before: Snapshot | None,
+    after: Snapshot | None,
 ) -> None:
     """Record a change made on a review page by the logged-in user."""
     audit_record(
@@ -51,11 +60,31 @@ def changed_by(request: HttpRequest) -> str:
     return f"review:{request.user.get_username()}"[:100]
 
 
+# The rows an erasure counts (apps.lifecycle.services.erasure.UserErased), one of each.
+_ONE = {
+    "summaries": "summary",
+    "entries": "entry",
+    "entry_aliases": "entry alias",
+    "history": "history entry",
+    "provenance": "provenance link",
+}
+_MANY = {"history": "history entries", "provenance": "provenance links"}
+
+
+def rows_named(kind: str, n: int) -> str:
+    """An erasure's count's rows as a person reads them: "1 fact version", "2 fact versions"."""
+    if n == 1:
+        return _ONE.get(kind) or kind.replace("_", " ").removesuffix("s")
+    return _MANY.get(kind) or kind.replace("_", " ")
+
+
 def error_status(exc: ApplicationError) -> int:
     return 409 if isinstance(exc, Conflict) else 400
 
 
-def refused(request: HttpRequest, access: Access, *, status: int, message: str, tab: str):
+def refused(
+    request: HttpRequest, access: Access, *, status: int, message: str, tab: str
+) -> HttpResponse:
     """The page for a request the pages refuse (400 or 409): nothing was changed."""
     context = {"access": access, "tab": tab, "status": status, "message": message}
     return render(request, "review/partials/facts_refused.html", context, status=status)
@@ -68,8 +97,8 @@ def edit_form(
     form: forms.Form,
     tab: str,
     template: str,
-    context: dict[str, Any],
-    save: Callable[[dict[str, Any]], HttpResponse],
+    context: dict[str, Any],  # Any: a template context (render takes Mapping[str, Any])
+    save: Callable[[dict[str, Any]], HttpResponse],  # Any: Form.cleaned_data's values
 ) -> HttpResponse:
     """GET shows `form`; a valid POST returns `save(cleaned_data)`, whose ApplicationError
     becomes a form error (400, or 409 for a conflict); an invalid POST answers 400."""
@@ -109,6 +138,22 @@ def user_param(request: HttpRequest) -> str | None:
         return None
     value = raw.strip()
     return None if raw and not value else value
+
+
+def filtered_page(
+    request: HttpRequest,
+    access: Access,
+    uf: UserFilter,
+    *,
+    tab: str,
+    rows: Mapping[str, object],
+    template: str = "",
+) -> HttpResponse:
+    """A list page under the user filter `uf`: `rows` (its lists, by their names in the
+    template) beside the agent's access, the tab and the filter; the template is the tab's
+    (review/<tab>.html) unless given."""
+    page = {"access": access, "tab": tab, "uf": uf, **rows}
+    return render(request, template or f"review/{tab}.html", page)
 
 
 def user_filter(request: HttpRequest, access: Access) -> UserFilter:

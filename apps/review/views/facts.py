@@ -5,7 +5,7 @@ from collections.abc import Callable
 
 from django.contrib import messages
 from django.db import transaction
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from apps.agents.services import snapshot
@@ -18,7 +18,15 @@ from apps.review import curation
 from apps.review.access import Access, agent_action, agent_form, agent_list, agent_page
 from apps.review.forms import FactForm
 from apps.review.selectors import fact_counts_of
-from apps.review.views.common import audit, changed_by, edit_form, or_404, refused, user_filter
+from apps.review.views.common import (
+    audit,
+    changed_by,
+    edit_form,
+    filtered_page,
+    or_404,
+    refused,
+    user_filter,
+)
 
 EDIT_TEMPLATES = {"facts": "review/fact_edit.html", "queue": "review/queue_edit.html"}
 FACT_FIELDS = ["category", "key", "value", "importance", "status", "valid_to", "superseded_by_id"]
@@ -40,7 +48,7 @@ def fact_initial(fact: Fact) -> dict:
 
 
 def fact_form(
-    request,
+    request: HttpRequest,
     access: Access,
     fact: Fact,
     *,
@@ -69,21 +77,18 @@ def get_fact(access: Access, fact_id: int) -> Fact:
 
 
 @agent_list
-def fact_list(request, access: Access):
+def fact_list(request: HttpRequest, access: Access) -> HttpResponse:
     """Current facts by category; `?user=` keeps one owner's (views.common.user_param)."""
     uf = user_filter(request, access)
-    context = {
-        "access": access,
-        "tab": "facts",
-        "uf": uf,
+    rows = {
         "groups": curation.fact_groups(agent=access.agent, user=uf.value),
         "counts": fact_counts_of(agent=access.agent, user=uf.value),
     }
-    return render(request, "review/facts.html", context)
+    return filtered_page(request, access, uf, tab="facts", rows=rows)
 
 
 @agent_page
-def fact_detail(request, access: Access, fact_id: int):
+def fact_detail(request: HttpRequest, access: Access, fact_id: int) -> HttpResponse:
     fact = get_fact(access, fact_id)
     context = {
         "access": access,
@@ -96,7 +101,7 @@ def fact_detail(request, access: Access, fact_id: int):
 
 
 @agent_form
-def fact_edit(request, access: Access, fact_id: int):
+def fact_edit(request: HttpRequest, access: Access, fact_id: int) -> HttpResponse:
     fact = get_fact(access, fact_id)
     if fact.valid_to is not None:
         return refused(
@@ -132,7 +137,7 @@ def fact_edit(request, access: Access, fact_id: int):
 
 
 @agent_action
-def fact_delete(request, access: Access, fact_id: int):
+def fact_delete(request: HttpRequest, access: Access, fact_id: int) -> HttpResponse:
     fact = get_fact(access, fact_id)
     before = fact_snapshot(fact)
     # No provider call: the delete and its audit event commit together.

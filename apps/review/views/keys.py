@@ -19,7 +19,9 @@ from apps.review.views.common import audit, or_404
 AUDITED = ["prefix", "name", "user", "read_only", "created_at", "revoked_at"]
 
 
-def _page(request: HttpRequest, access: Access, form: ApiKeyForm, *, status: int = 200):
+def _page(
+    request: HttpRequest, access: Access, form: ApiKeyForm, *, status: int = 200
+) -> HttpResponse:
     context = {"access": access, "tab": "keys", "keys": api_keys(agent=access.agent),
                "form": form}  # fmt: skip
     return render(request, "review/keys.html", context, status=status)

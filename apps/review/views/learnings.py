@@ -8,10 +8,10 @@ from functools import partial
 
 from django.contrib import messages
 from django.db import transaction
-from django.db.models import Model
+from django.db.models import Model, TextChoices
 from django.forms import Form
-from django.http import HttpResponse
-from django.shortcuts import redirect, render
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
 
 from apps.agents.services import snapshot
 from apps.agents.users import AGENT, AGENT_ONLY, EVERYONE, Audience
@@ -26,20 +26,20 @@ from apps.learnings.services import (
 from apps.review.access import Access, agent_action, agent_form, agent_list
 from apps.review.forms import ErrorRecordForm, LearningForm
 from apps.review.selectors import learnings_listed
-from apps.review.views.common import audit, edit_form, or_404, user_filter
+from apps.review.views.common import audit, edit_form, filtered_page, or_404, user_filter
 
 LEARNING_FIELDS = ["kind", "content", "status", "source"]
 ERROR_FIELDS = ["tool_name", "outcome", "strategy", "resolution", "expires_at"]
 ROWS = 500  # each list shows the newest this many
 
 
-def _choice(value: str, choices) -> str:
+def _choice(value: str, choices: type[TextChoices]) -> str:
     """A filter value if it is one of `choices`, else "" (no filter)."""
     return value if value in choices.values else ""
 
 
 @agent_list
-def learning_list(request, access: Access):
+def learning_list(request: HttpRequest, access: Access) -> HttpResponse:
     """Learnings and live error records by status, kind, outcome and `q`; `?user=` keeps
     one owner's learnings. Error memory is the agent's (issue 26), de-identified (issue 39):
     filtered to a user, that user's own failures show their raw text."""
@@ -53,12 +53,9 @@ def learning_list(request, access: Access):
     )
     audience = Audience(uf.value or AGENT)  # a user's raw text for that user's filter only
     learnings = learnings_shown(learnings, audience)
-    first = {"agent": access.agent, "q": q, "cursor": None, "limit": ROWS}
-    errors = errors_page(tool_name=None, outcome=outcome, audience=audience, **first).items
-    context = {
-        "access": access,
-        "tab": "learnings",
-        "uf": uf,
+    first = partial(errors_page, tool_name=None, cursor=None, limit=ROWS)  # every tool's
+    errors = first(agent=access.agent, audience=audience, outcome=outcome, q=q).items
+    rows = {
         "learnings": learnings,
         "errors": errors,
         "filters": {"status": status, "kind": kind, "outcome": outcome, "q": q},
@@ -66,7 +63,7 @@ def learning_list(request, access: Access):
         "kinds": LearningKind.values,
         "outcomes": Outcome.values,
     }
-    return render(request, "review/learnings.html", context)
+    return filtered_page(request, access, uf, tab="learnings", rows=rows)
 
 
 @dataclass(frozen=True)
@@ -85,7 +82,13 @@ ERROR = _Editing("error", "Error record", "record", ERROR_FIELDS, ErrorRecordFor
 
 
 def _edit(
-    request, access: Access, page: _Editing, row: Model, *, initial: dict, update: Callable
+    request: HttpRequest,
+    access: Access,
+    page: _Editing,
+    row: Model,
+    *,
+    initial: dict,
+    update: Callable,
 ) -> HttpResponse:
     """The edit form of `row`: the change, `update(**data)`, and its audit commit together
     (no provider call), then back to the list."""
@@ -118,7 +121,7 @@ def _edit(
 
 
 @agent_form
-def learning_edit(request, access: Access, learning_id: int):
+def learning_edit(request: HttpRequest, access: Access, learning_id: int) -> HttpResponse:
     # the shared row (every audience, no one's raw text): what an edit changes
     learning = or_404(learning_get, agent=access.agent, learning_id=learning_id, audience=EVERYONE)
     initial = {"content": learning.content, "kind": learning.kind, "status": learning.status}
@@ -131,7 +134,7 @@ def _error(access: Access, error_id: int) -> ErrorRecord:
 
 
 @agent_form
-def error_edit(request, access: Access, error_id: int):
+def error_edit(request: HttpRequest, access: Access, error_id: int) -> HttpResponse:
     record = _error(access, error_id)
     initial = {
         "outcome": record.outcome,
@@ -143,7 +146,7 @@ def error_edit(request, access: Access, error_id: int):
 
 
 @agent_action
-def error_extend(request, access: Access, error_id: int):
+def error_extend(request: HttpRequest, access: Access, error_id: int) -> HttpResponse:
     record = _error(access, error_id)
     before = snapshot(record, ERROR_FIELDS)
     with transaction.atomic():
@@ -158,7 +161,7 @@ def error_extend(request, access: Access, error_id: int):
 
 
 @agent_action
-def error_expire(request, access: Access, error_id: int):
+def error_expire(request: HttpRequest, access: Access, error_id: int) -> HttpResponse:
     record = _error(access, error_id)
     before = snapshot(record, ERROR_FIELDS)
     with transaction.atomic():

@@ -10,8 +10,9 @@ from typing import Any
 
 from django.contrib import messages
 from django.db import transaction
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django_htmx.middleware import HtmxDetails
 
 from apps.agents.users import EVERYONE
 from apps.core.errors import ApplicationError, Conflict, InvalidInput, NotFound
@@ -23,12 +24,24 @@ from apps.review.forms import MergeForm, MergeSearchForm
 from apps.review.views.common import audit, changed_by, error_status, refused
 from apps.review.views.facts import fact_form, fact_initial, fact_snapshot, get_fact
 
+
+class HtmxRequest(HttpRequest):
+    """A request through django-htmx's middleware (settings.MIDDLEWARE): `htmx` is set."""
+
+    htmx: HtmxDetails
+
+
 NOT_PENDING = "The fact is not waiting for review."
 NO_TARGET = "Choose the fact to merge into."
 
 
 def _row(
-    request, access: Access, template: str, context: dict[str, Any], *, status: int = 200
+    request: HttpRequest,
+    access: Access,
+    template: str,
+    context: dict[str, Any],  # Any: a template context (render takes Mapping[str, Any])
+    *,
+    status: int = 200,
 ) -> HttpResponse:
     """A row of the queue for htmx (`template`), and the counter out of band as it is now."""
     page = {
@@ -41,7 +54,7 @@ def _row(
     return render(request, "review/partials/queue_htmx.html", page, status=status)
 
 
-def _done(request, access: Access, fact_id: int, note: str) -> HttpResponse:
+def _done(request: HtmxRequest, access: Access, fact_id: int, note: str) -> HttpResponse:
     """htmx swaps the fact's row for a one-line note; a plain POST goes back to the queue."""
     if request.htmx:
         context = {"fact_id": fact_id, "note": note}
@@ -50,7 +63,9 @@ def _done(request, access: Access, fact_id: int, note: str) -> HttpResponse:
     return redirect("review:queue", access.agent.slug)
 
 
-def _refused(request, access: Access, fact_id: int, *, status: int, message: str):
+def _refused(
+    request: HtmxRequest, access: Access, fact_id: int, *, status: int, message: str
+) -> HttpResponse:
     """A refusal (400 or 409; nothing changed): in the fact's row for htmx, else a page."""
     if request.htmx:
         context = {"fact_id": fact_id, "status": status, "message": message}
@@ -59,7 +74,13 @@ def _refused(request, access: Access, fact_id: int, *, status: int, message: str
 
 
 def _decide(
-    request, access: Access, fact_id: int, *, action: str, note: str, change: Callable[[], tuple]
+    request: HtmxRequest,
+    access: Access,
+    fact_id: int,
+    *,
+    action: str,
+    note: str,
+    change: Callable[[], tuple],
 ) -> HttpResponse:
     """`change()`, a service call returning (target, before, after) for the audit event, and
     that event in one transaction (no provider is called); a refusal from the service is
@@ -78,7 +99,7 @@ def _is_pending(fact: Fact) -> bool:
 
 
 @agent_list
-def queue(request, access: Access):
+def queue(request: HtmxRequest, access: Access) -> HttpResponse:
     context = {
         "access": access,
         "tab": "queue",
@@ -90,7 +111,7 @@ def queue(request, access: Access):
 
 
 @agent_action
-def queue_approve(request, access: Access, fact_id: int):
+def queue_approve(request: HtmxRequest, access: Access, fact_id: int) -> HttpResponse:
     fact = get_fact(access, fact_id)
     before = fact_snapshot(fact)
 
@@ -105,7 +126,7 @@ def queue_approve(request, access: Access, fact_id: int):
 
 
 @agent_form
-def queue_edit(request, access: Access, fact_id: int):
+def queue_edit(request: HtmxRequest, access: Access, fact_id: int) -> HttpResponse:
     """The edit form (in the fact's row for htmx); a valid POST saves the changes as
     versions, then approves."""
     fact = get_fact(access, fact_id)
@@ -135,7 +156,7 @@ def queue_edit(request, access: Access, fact_id: int):
 
 
 @agent_action
-def queue_reject(request, access: Access, fact_id: int):
+def queue_reject(request: HtmxRequest, access: Access, fact_id: int) -> HttpResponse:
     fact = get_fact(access, fact_id)
 
     def reject() -> tuple:
@@ -150,7 +171,7 @@ def queue_reject(request, access: Access, fact_id: int):
 
 
 @agent_form
-def queue_merge(request, access: Access, fact_id: int):
+def queue_merge(request: HtmxRequest, access: Access, fact_id: int) -> HttpResponse:
     """GET: the candidates for a pending fact, most similar first, none chosen (`?q=` keeps
     those containing it). POST `into`: the confirmation naming both facts, nothing written.
     POST `into` and `confirm`: the merge. A missing or refused target is answered with the
@@ -192,7 +213,7 @@ def _merge_target(access: Access, fact: Fact, into_id: int) -> Fact:
 
 
 def _merge_step(
-    request,
+    request: HtmxRequest,
     access: Access,
     fact: Fact,
     *,
@@ -203,7 +224,12 @@ def _merge_step(
 ) -> HttpResponse:
     """The choice (into None: the candidates, none selected) or the confirmation; in the
     fact's row for htmx, else a page of its own."""
-    context: dict[str, Any] = {"fact": fact, "q": query, "into": into, "error": error}
+    context: dict[str, Any] = {  # Any: a template context, as render takes it
+        "fact": fact,
+        "q": query,
+        "into": into,
+        "error": error,
+    }
     if into is None:
         context["candidates"] = facts_merge_candidates(agent=access.agent, fact=fact, query=query)
     if request.htmx:
@@ -212,7 +238,7 @@ def _merge_step(
     return render(request, "review/queue_merge.html", page, status=status)
 
 
-def _merge(request, access: Access, fact: Fact, into: Fact) -> HttpResponse:
+def _merge(request: HtmxRequest, access: Access, fact: Fact, into: Fact) -> HttpResponse:
     """The confirmed merge and its audit event (the service checks both facts again)."""
     before = {"fact": fact_snapshot(fact), "into": fact_snapshot(into)}
 

@@ -64,7 +64,9 @@ def run_list(request: HttpRequest, access: Access) -> HttpResponse:
     return render(request, "review/runs.html", context)
 
 
-def _detail(request: HttpRequest, access: Access, run: Run, *, error: str = "", status=200):
+def _detail(
+    request: HttpRequest, access: Access, run: Run, *, error: str = "", status: int = 200
+) -> HttpResponse:
     context = {
         "access": access,
         "tab": "runs",

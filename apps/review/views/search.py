@@ -5,6 +5,7 @@ search_context_before/after) merged where they overlap or touch, each message on
 hit marked, with its score and legs as a person reads them and a link to its place in the
 timeline."""
 
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from apps.agents.users import EVERYONE
@@ -19,7 +20,7 @@ HITS = 20
 
 
 @agent_list
-def search(request, access: Access):
+def search(request: HttpRequest, access: Access) -> HttpResponse:
     form = SearchForm(request.GET or None, initial={"mode": "hybrid"})
     uf = user_filter(request, access)
     context = {

@@ -13,13 +13,14 @@ from apps.conversations.selectors import (
     session_markers,
     session_meta,
     session_summary,
-    window_first,
+    window_messages,
 )
 from apps.core.errors import InvalidInput
 from apps.lifecycle.selectors import runs_page
 from apps.review.access import Access, agent_list, agent_page
 from apps.review.links import user_url
 from apps.review.selectors import (
+    TimelinePage,
     message_counts,
     session_archives,
     sessions_by_activity,
@@ -56,11 +57,11 @@ def session_list(request: HttpRequest, access: Access) -> HttpResponse:
 
 
 def _session(access: Access, session_id: uuid.UUID) -> Session:
-    # session_get sets session.agent (window_first reads its settings) without a query.
+    # session_get sets session.agent (window_messages reads its settings) without a query.
     return or_404(session_get, agent=access.agent, ref=str(session_id))
 
 
-def _page(request: HttpRequest, session: Session):
+def _page(request: HttpRequest, session: Session) -> TimelinePage:
     """The page the query asks for: ?around=<message id>, ?before= / ?after=<cursor>, or the
     newest. Raises InvalidInput for a bad cursor, Http404 for a message not in the session."""
     around = request.GET.get("around")
@@ -90,15 +91,19 @@ def session_timeline(request: HttpRequest, access: Access, session_id: uuid.UUID
     except InvalidInput as exc:
         return HttpResponseBadRequest(exc.message)
     meta = session_meta(session=session)
-    first_hot = window_first(session=session, meta=meta)
+    # The hot window as the agent is sent it (session_window): the newest messages, those not
+    # summarised yet, and back to the call of any tool result it opens on, so its line is
+    # never drawn between a call and its result.
+    hot = window_messages(session=session, limit=access.agent.config.max_history_messages)
     markers = session_markers(session=session)
     archives = session_archives(session=session, markers=markers)
     items = timeline_items(
         page=page,
         markers=markers,
         archives=archives,
-        hot_first_id=first_hot.pk if first_hot else None,
+        hot_first_id=hot[0].pk if hot else None,
     )
+    newest = max(markers, key=lambda m: (m.cutoff_at, m.pk), default=None)
     context = {
         "access": access,
         "tab": "sessions",
@@ -111,7 +116,9 @@ def session_timeline(request: HttpRequest, access: Access, session_id: uuid.UUID
         "no_messages": not page.messages,
         "summary": session_summary(session=session),
         "start_at": meta.start_at if meta else None,
-        "window_size": access.agent.config.max_history_messages,
+        "window_size": len(hot),
+        # What the summary card says of a compaction: the archive of the newest one.
+        "last_archive": archives.by_marker.get(newest.pk) if newest else None,
         "runs": runs_page(
             agent=access.agent, session=session, limit=RUNS_SHOWN, audience=EVERYONE
         ).items,

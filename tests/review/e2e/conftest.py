@@ -110,6 +110,25 @@ return {...widths, widest: culprits.slice(0, 3)};
 """
 
 
+# The text of each line an element's text is laid out on (by the top of each character's
+# box): how a person sees it wrap.
+LINES_JS = """
+const el = arguments[0], range = document.createRange(), lines = [];
+let top = null;
+const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+  for (let i = 0; i < node.length; i++) {
+    range.setStart(node, i); range.setEnd(node, i + 1);
+    const box = range.getClientRects()[0];
+    if (!box) continue;
+    if (top === null || Math.abs(box.top - top) > 2) { lines.push(""); top = box.top; }
+    lines[lines.length - 1] += node.data[i];
+  }
+}
+return lines;
+"""
+
+
 @dataclass
 class Browser:
     """The browser pointed at the live server, with the waits and checks every flow needs."""
@@ -173,6 +192,10 @@ class Browser:
 
     def texts(self, css: str) -> list[str]:
         return [e.text for e in self.all(css)]
+
+    def lines(self, element: WebElement) -> list[str]:
+        """`element`'s text, line by line as it is laid out (LINES_JS)."""
+        return self.driver.execute_script(LINES_JS, element)
 
     def wait_for(self, css: str, *, text: str | None = None) -> WebElement:
         """The first element matching `css` (holding `text`, when given), once it is visible."""

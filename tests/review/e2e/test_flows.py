@@ -358,10 +358,11 @@ def test_merge_selects_nothing_until_the_editor_picks_then_confirms_naming_both_
     confirm = browser.wait_for(f"tr#fact-{fact.pk} .merge-confirm")
     assert browser.one(".merge-confirm h2").text == f"Merge #{fact.pk} into #{near}?"
     assert browser.one(".merge-kept").text == (
-        f"#{near} places / home\nThe user lives in Lyon, France"
+        f"#{near} places / home agent-wide\nThe user lives in Lyon, France"
     )
     assert browser.one(".merge-merged").text == (
-        f"#{fact.pk} places / home-detail\nThe user lives in Lyon, France, near the Saone river"
+        f"#{fact.pk} places / home-detail agent-wide\n"
+        "The user lives in Lyon, France, near the Saone river"
     )
     browser.show(confirm, "merge-confirmation")
     fact.refresh_from_db()

@@ -345,3 +345,54 @@ def test_no_review_page_scrolls_sideways_on_a_390px_phone_or_a_1366px_window(bro
     assert failures == {}, "pages wider than the screen:\n" + "\n".join(
         f"{label}: {json.dumps(found)}" for label, found in failures.items()
     )
+
+
+# The chips of a hit, the text of its message, and where each sits, on screen.
+HIT_BOXES_JS = """
+const area = (els) => els.reduce((sum, e) => {
+  const r = e.getBoundingClientRect(); return sum + r.width * r.height; }, 0);
+return [...document.querySelectorAll('ol.window li.is-hit')].map((li) => {
+  const head = li.querySelector('.hit-head'), line = li.querySelector('.line');
+  return {chips: area([...head.querySelectorAll('.score, .leg')]),
+          head: area([head]), line: area([line]),
+          head_top: head.getBoundingClientRect().top,
+          line_bottom: line.getBoundingClientRect().bottom,
+          chip_px: [...head.querySelectorAll('.score, .leg')].map(
+            (e) => parseFloat(getComputedStyle(e).fontSize))};
+});
+"""
+
+
+def test_a_search_hits_chips_are_small_and_under_its_message_on_a_390px_phone(browser, wide):
+    browser.set_width(PHONE)
+    browser.visit("/accounts/login/")
+    browser.login("eddie", "pw-eddie")
+    browser.visit(_r("search") + "?q=berlin&mode=hybrid&session=&user=+")
+
+    hits = browser.driver.execute_script(HIT_BOXES_JS)
+    assert len(hits) == 16
+    for hit in hits:
+        assert hit["chips"] > 0, hit
+        assert hit["chips"] < hit["line"], hit  # the message takes more room than its chips
+        assert hit["head_top"] >= hit["line_bottom"], hit  # under the message
+        assert set(hit["chip_px"]) <= {11.2, 10.4}, hit  # 0.7rem and 0.65rem
+    browser.show(browser.one("ol.window li.is-hit"), "search-hit-phone")
+
+    browser.set_width(DESKTOP)  # on the desktop the hit's line leads, above its message
+    hits = browser.driver.execute_script(HIT_BOXES_JS)
+    assert all(hit["head_top"] < hit["line_bottom"] for hit in hits)
+
+
+def test_a_long_tool_name_wraps_only_after_an_underscore(browser, wide):
+    browser.visit("/accounts/login/")
+    browser.login("eddie", "pw-eddie")
+    browser.visit(_r("learnings"))
+
+    names = browser.all("table.errors td[data-label=Tool] code.tool-name")
+    assert [n.text for n in names] == [TOOL, TOOL]
+    for width in (DESKTOP, PHONE):
+        browser.set_width(width)
+        for name in names:
+            lines = browser.lines(name)
+            assert "".join(lines) == TOOL, (width, lines)
+            assert all(line.endswith("_") for line in lines[:-1]), (width, lines)

@@ -10,12 +10,13 @@ library only: it reads dicts as the API returns them, or any objects with those 
     )
 
 How /context is replayed: everything that is not a message of this session goes into one
-system message first: the `system` parts in their order (documents under their names, the
-rolling summary, the recap, learnings, error hints), then the facts, then the
-`memory` windows (other conversations, quoted as text under their header lines: they are
-evidence, not turns of this conversation, so they are never replayed as chat turns). Then
-the session's `messages`, oldest first, each as its role's chat message. A /window answer is
-replayed the same way, its `summary` and `recap` in the system message.
+system message first: the `system` parts in their order (documents, the rolling summary,
+the recap, learnings, error hints), each under its plain `title` ("Agent memory", not
+"MEMORY.md"; its name when it has none), then the facts, then the `memory` windows (other
+conversations, quoted as text under their header lines: they are evidence, not turns of
+this conversation, so they are never replayed as chat turns). Then the session's
+`messages`, oldest first, each as its role's chat message. A /window answer is replayed the
+same way, its `summary` and `recap` in the system message.
 """
 
 import json
@@ -147,7 +148,8 @@ def system_text(system: Any = None, memory: Iterable[Any] | None = None) -> str:
     elif system is not None:
         for part in _get(system, "parts") or []:
             kind, name = _get(part, "kind"), _get(part, "name")
-            sections.append(_section(HEADINGS.get(kind, name or kind), _get(part, "content") or ""))
+            title = _get(part, "title") or HEADINGS.get(kind, name or kind)
+            sections.append(_section(title, _get(part, "content") or ""))
         facts = [
             f"- [{_get(f, 'category')}] {_get(f, 'key')}: {_get(f, 'value')}"
             for f in _get(system, "facts") or []

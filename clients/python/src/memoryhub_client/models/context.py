@@ -85,6 +85,7 @@ class Part(Model):
 
     kind: str
     name: str
+    title: str = ""  # the plain heading for a prompt ("" from an older server)
     content: str
     tokens: int
     truncated: bool = False
