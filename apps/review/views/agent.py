@@ -11,8 +11,8 @@ from apps.agents.models import AuditEvent
 from apps.agents.selectors import audit_events
 from apps.agents.users import EVERYONE
 from apps.lifecycle.selectors import runs_page
-from apps.lifecycle.services.erasure import CLEARED, UserErased
-from apps.lifecycle.services.erasure_audit import ACTION as ERASE_ACTION
+from apps.people.services.erasure_audit import ACTION as ERASE_ACTION
+from apps.people.services.user_erasure import CLEARED, UserErased
 from apps.review.access import Access, agent_list, agent_page
 from apps.review.charts import activity_chart
 from apps.review.selectors import agent_stats, sessions_by_activity

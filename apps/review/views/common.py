@@ -60,7 +60,7 @@ def changed_by(request: HttpRequest) -> str:
     return f"review:{request.user.get_username()}"[:100]
 
 
-# The rows an erasure counts (apps.lifecycle.services.erasure.UserErased), one of each.
+# The rows an erasure counts (apps.people.services.user_erasure.UserErased), one of each.
 _ONE = {
     "summaries": "summary",
     "entries": "entry",
