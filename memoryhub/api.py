@@ -278,17 +278,14 @@ for _db_error in (OperationalError, InterfaceError):
     # ninja types a handler's argument as "the exception or its class"; it is the exception.
     api.add_exception_handler(_db_error, database_unavailable)  # type: ignore[arg-type]
 
-# One router per URL resource; each declares its full paths, so grepping a URL finds its
-# endpoint (docs/architecture.md has the table).
-api.add_router("/", "apps.api.agent.router")
-api.add_router("/", "apps.api.sessions.router")
-api.add_router("/", "apps.api.search.router")
-api.add_router("/", "apps.api.memory.router")
-api.add_router("/", "apps.api.facts.router")
-api.add_router("/", "apps.api.entries.router")
-api.add_router("/", "apps.api.learnings.router")
-api.add_router("/", "apps.api.runs.router")
-api.add_router("/", "apps.api.users.router")
+# One module per URL's first segment, each with its router; each declares its full paths, so
+# grepping a URL finds its endpoint (docs/architecture.md has the table).
+SEGMENTS = (
+    "agent", "context", "entries", "errors", "facts", "learnings", "memory", "runs", "search",
+    "sessions", "team", "users", "workspace",
+)  # fmt: skip
+for _segment in SEGMENTS:
+    api.add_router("/", f"apps.api.{_segment}.router")
 
 # Last, so it only catches what no router matched: an unknown /api/v1 path answers JSON.
 fallback = Router(auth=None)

@@ -1,5 +1,4 @@
-"""/entries (add, rename, alias, write, remove, search) and /workspace (the
-workspace folder as an archive, out and in).
+"""/entries: add, rename, alias, write, remove, search.
 
 Entries are addressed by name or alias in the path; names may contain '/' (daily logs), so
 the path parameter takes the rest of the URL. Names are per owner (issue 26): with `user`, a
@@ -8,19 +7,16 @@ user's (the agent's with scope "agent"); without `user` or `all_users` a read fi
 agent's own entries alone (issue 39).
 """
 
-from django.http import HttpResponse
 from ninja import Query, Status
 
-from apps.agents.schemas import ForUser, ReadFor, ScopedWrite
+from apps.agents.schemas import ReadFor, ScopedWrite
 from apps.agents.users import Audience
 from apps.api.audience import audience
-from apps.api.registry import Router, access
-from apps.api.request import AuthedHttpRequest, AuthedRequest
+from apps.api.registry import Router
+from apps.api.request import AuthedRequest
 from apps.core.pagination import Page, decode_id_cursor
 from apps.entries import schemas, selectors, services
 from apps.entries.models import Entry
-from apps.memory import services as memory
-from apps.memory.schemas import ImportOut, ImportQuery
 
 router = Router(tags=["entries"])
 
@@ -117,47 +113,3 @@ def remove_entry(request: AuthedRequest, name: str, query: Query[ScopedWrite]) -
     """Remove: delete an entry with all its aliases; its content stays in its change log."""
     services.entry_remove(agent=request.auth, ref=name, owner=_owner(query))
     return Status(204, None)
-
-
-@router.get("/workspace/export", tags=["memory"])
-def export_workspace(request: AuthedRequest, query: Query[ForUser]) -> HttpResponse:
-    """The workspace folder (entries as files, with the generated HISTORY files) as a
-    deterministic .tar.gz. With `user`: that user's memory alone (their entries, HISTORY,
-    learnings and facts), for a data-access request."""
-    owner = audience(request, user=query.user, where="query").user
-    user = owner or None  # the agent's own memory ("") or one user's
-    data = memory.workspace_archive(agent=request.auth, user=user)
-    response = HttpResponse(data, content_type="application/gzip")
-    name = request.auth.slug if user is None else f"{request.auth.slug}-user"
-    response["Content-Disposition"] = f'attachment; filename="{name}-workspace.tar.gz"'
-    return response
-
-
-def _content_length(request: AuthedHttpRequest) -> int | None:
-    try:
-        return int(request.META.get("CONTENT_LENGTH") or "")
-    except ValueError:
-        return None
-
-
-@router.post("/workspace/import", response={201: ImportOut}, tags=["memory"])
-@access(agent_level=True)
-def import_workspace(request: AuthedHttpRequest, query: Query[ImportQuery]) -> Status[dict]:
-    """Load an exported archive (the raw request body); 409 on existing names unless force.
-    History and learnings files become rows again (one already present is not doubled).
-    413 past an import limit (the import_max_* settings), 422 for a malformed archive."""
-    # Streamed from the request (never request.body): the limits apply as it is read.
-    loaded = memory.workspace_load(
-        agent=request.auth, data=request, force=query.force, declared_size=_content_length(request)
-    )
-    result = loaded.entries
-    return Status(
-        201,
-        {
-            "created": result.created,
-            "overwritten": result.overwritten,
-            "names": result.names,
-            "history_entries": loaded.history_entries,
-            "learnings": loaded.learnings,
-        },
-    )
