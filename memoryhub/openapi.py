@@ -77,11 +77,11 @@ def operation_id(path: str, name: str) -> str:
     """`<resource>_<action>`: the path's first segment (a '-' as '_'), and the endpoint's name
     without that resource's noun before or after it (sessions' reset_session: sessions_reset;
     memory's memory_save: memory_save; sessions' append_messages stays)."""
-    segment = first_segment(path)
+    segment = first_segment(path).replace("-", "_")
     action = name
     for noun in _nouns(segment):
         action = action.removeprefix(f"{noun}_").removesuffix(f"_{noun}")
-    return f"{segment}_{action}".replace("-", "_")
+    return f"{segment}_{action}"
 
 
 def error_statuses(operation: dict[str, Any], method: str) -> set[str]:

@@ -12,7 +12,7 @@ from ninja import Query, Status
 from apps.agents.schemas import ReadFor, ScopedWrite
 from apps.agents.users import Audience
 from apps.api.audience import audience
-from apps.api.registry import Router
+from apps.api.registry import PathRest, Router
 from apps.api.request import AuthedRequest
 from apps.core.pagination import Page, decode_id_cursor
 from apps.entries import schemas, selectors, services
@@ -66,9 +66,11 @@ def search_entries(request: AuthedRequest, query: Query[schemas.SearchQuery]) ->
     return {"items": [{"score": h.score, "entry": h.entry} for h in hits]}
 
 
-# Before the plain {path:name} routes: Django resolves URL patterns in order.
-@router.post("/entries/{path:name}/aliases", response={201: schemas.AliasOut})
-def alias_entry(request: AuthedRequest, name: str, payload: schemas.EntryAliasIn) -> Status[dict]:
+# Before the plain {name} routes: Django resolves URL patterns in order.
+@router.post("/entries/{name}/aliases", response={201: schemas.AliasOut})
+def alias_entry(
+    request: AuthedRequest, name: PathRest, payload: schemas.EntryAliasIn
+) -> Status[dict]:
     """Alias: bind another name; 409 if it collides with any name or alias."""
     alias = services.entry_alias(
         agent=request.auth, ref=name, alias=payload.alias, owner=_owner(payload)
@@ -76,16 +78,16 @@ def alias_entry(request: AuthedRequest, name: str, payload: schemas.EntryAliasIn
     return Status(201, {"alias": alias.name, "entry": _fresh(request, alias.entry)})
 
 
-@router.get("/entries/{path:name}", response=schemas.EntryOut)
-def get_entry(request: AuthedRequest, name: str, query: Query[ReadFor]) -> Entry:
+@router.get("/entries/{name}", response=schemas.EntryOut)
+def get_entry(request: AuthedRequest, name: PathRest, query: Query[ReadFor]) -> Entry:
     """With `user`, the user's entry of that name before the agent's; without `user` or
     `all_users`, the agent's own."""
     seen = audience(request, user=query.user, all_users=query.all_users, where="query")
     return selectors.entry_get(agent=request.auth, ref=name, audience=seen)
 
 
-@router.put("/entries/{path:name}", response=schemas.EntryOut)
-def write_entry(request: AuthedRequest, name: str, payload: schemas.EntryWrite) -> Entry:
+@router.put("/entries/{name}", response=schemas.EntryOut)
+def write_entry(request: AuthedRequest, name: PathRest, payload: schemas.EntryWrite) -> Entry:
     """Write: replace an entry's content; the old content is kept in its change log.
     `index` (when given) puts the entry in every search, or leaves it out."""
     entry = services.entry_write(
@@ -98,8 +100,8 @@ def write_entry(request: AuthedRequest, name: str, payload: schemas.EntryWrite) 
     return _fresh(request, entry)
 
 
-@router.patch("/entries/{path:name}", response=schemas.EntryOut)
-def rename_entry(request: AuthedRequest, name: str, payload: schemas.EntryRename) -> Entry:
+@router.patch("/entries/{name}", response=schemas.EntryOut)
+def rename_entry(request: AuthedRequest, name: PathRest, payload: schemas.EntryRename) -> Entry:
     """Rename: 409 if the new name is any name or alias; an archive keeps its old name as an
     alias, so compact markers still resolve."""
     entry = services.entry_rename(
@@ -108,8 +110,8 @@ def rename_entry(request: AuthedRequest, name: str, payload: schemas.EntryRename
     return _fresh(request, entry)
 
 
-@router.delete("/entries/{path:name}", response={204: None})
-def remove_entry(request: AuthedRequest, name: str, query: Query[ScopedWrite]) -> Status[None]:
+@router.delete("/entries/{name}", response={204: None})
+def remove_entry(request: AuthedRequest, name: PathRest, query: Query[ScopedWrite]) -> Status[None]:
     """Remove: delete an entry with all its aliases; its content stays in its change log."""
     services.entry_remove(agent=request.auth, ref=name, owner=_owner(query))
     return Status(204, None)

@@ -6,7 +6,7 @@ from ninja import Query
 from apps.agents.config import within_ceiling
 from apps.agents.schemas import ReadFor
 from apps.api.audience import audience
-from apps.api.registry import Router, access
+from apps.api.registry import PathRest, Router, access
 from apps.api.request import AuthedRequest
 from apps.api.runs import listing
 from apps.api.sessions import session_of
@@ -89,11 +89,11 @@ def history(
 
 
 @router.get(
-    "/memory/history/files/{path:name}",
+    "/memory/history/files/{name}",
     response=lifecycle_schemas.HistoryFileOut,
     tags=["lifecycle"],
 )
-def history_file(request: AuthedRequest, name: str, query: Query[ReadFor]) -> dict:
+def history_file(request: AuthedRequest, name: PathRest, query: Query[ReadFor]) -> dict:
     """memory/HISTORY.md or memory/HISTORY-YYYY-MM.md, rendered (read-only); with `user`,
     of the agent's entries and that user's; without `user` or `all_users`, the agent's own."""
     seen = audience(request, user=query.user, all_users=query.all_users, where="query")

@@ -4,11 +4,12 @@ reading django-ninja's internals."""
 
 import inspect
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from types import SimpleNamespace
-from typing import Any, TypeVar, Union
+from typing import Annotated, Any, TypeVar, Union
 
 import ninja
 from ninja import Schema, Status
@@ -122,6 +123,39 @@ def access_of(endpoint: Callable[..., Any]) -> Access:
     return _ACCESS[endpoint]
 
 
+@dataclass(frozen=True)
+class Converter:
+    """A path parameter's Django path converter, carried by its annotation: the declared
+    path, as published, names the parameter alone (/users/{user}); the URL pattern Django
+    resolves takes it through the converter (<path:user>)."""
+
+    name: str
+
+
+# The rest of the URL, '/' included: an entry's name (daily logs), an end user's name.
+PathRest = Annotated[str, Converter("path")]
+# Digits only: any other segment is no such URL (404), not an invalid value (422).
+PathInt = Annotated[int, Converter("int")]
+
+_PARAM = re.compile(r"\{(\w+)\}")
+
+
+def with_converters(path: str, view_func: Callable[..., Any]) -> str:
+    """`path` with each parameter whose annotation carries a Converter written as Django
+    resolves it: `/users/{user}` with `user: PathRest` is `/users/{path:user}`."""
+    parameters = inspect.signature(view_func).parameters
+
+    def written(match: re.Match[str]) -> str:
+        name = match.group(1)
+        annotation = parameters[name].annotation if name in parameters else None
+        for meta in getattr(annotation, "__metadata__", ()):
+            if isinstance(meta, Converter):
+                return f"{{{meta.name}:{name}}}"
+        return match.group(0)
+
+    return _PARAM.sub(written, path)
+
+
 def _by_status(response: Any) -> dict[int, Any]:
     """ninja's `response=`: one type (200), or {status or statuses: type}."""
     if not isinstance(response, dict):
@@ -134,11 +168,13 @@ def _by_status(response: Any) -> dict[int, Any]:
 
 
 class Router(ninja.Router):
-    """ninja's Router that records what each endpoint declares as it is added."""
+    """ninja's Router that records what each endpoint declares as it is added, and gives
+    each path parameter its annotation's converter (with_converters)."""
 
     def add_api_operation(
         self, path: str, methods: list[str], view_func: Callable[..., Any], **options: Any
     ) -> None:
+        path = with_converters(path, view_func)
         if "response" in options:
             _DECLARED[view_func] = Declared(
                 responses=_by_status(options["response"]),
