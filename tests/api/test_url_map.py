@@ -119,4 +119,4 @@ def test_a_user_path_takes_the_rest_of_the_url_slashes_included(api, sent, user)
 def test_an_int_path_parameter_is_digits_only(api):
     # Declared /facts/{fact_id}; `fact_id: PathInt`: anything else is no such URL.
     assert api.get("/facts/not-a-number").status_code == 404
-    assert api.get("/facts/12345").json() == {"detail": "not found"}
+    assert api.get("/facts/12345").json() == {"detail": "fact not found"}
