@@ -7,12 +7,17 @@ here, by what an operation takes (auth, path, query, body), not on each endpoint
 from typing import Any
 
 from ninja import NinjaAPI
+from ninja.openapi.schema import OpenAPISchema
 from ninja.operation import Operation
+from pydantic.json_schema import JsonSchemaValue
+
+# An object of the OpenAPI document, as ninja builds it (OpenAPISchema is one).
+OpenApiObject = dict[str, Any]  # Any: ninja types its OpenAPI document dict[str, Any]
 
 ERROR_SCHEMA = "ApiError"  # not "Error": the error memory has ErrorIn/ErrorOut
 VALIDATION_ITEM_SCHEMA = "ApiErrorItem"
 
-SCHEMAS: dict[str, dict[str, Any]] = {
+SCHEMAS: dict[str, JsonSchemaValue] = {
     VALIDATION_ITEM_SCHEMA: {
         "title": VALIDATION_ITEM_SCHEMA,
         "type": "object",
@@ -84,7 +89,7 @@ def operation_id(path: str, name: str) -> str:
     return f"{segment}_{action}"
 
 
-def error_statuses(operation: dict[str, Any], method: str) -> set[str]:
+def error_statuses(operation: OpenApiObject, method: str) -> set[str]:
     """The error statuses an operation can answer, from what it takes."""
     places = {p.get("in") for p in operation.get("parameters", [])}
     has_body = "requestBody" in operation
@@ -104,7 +109,7 @@ def error_statuses(operation: dict[str, Any], method: str) -> set[str]:
     return statuses
 
 
-def declare_errors(schema: dict[str, Any]) -> dict[str, Any]:
+def declare_errors(schema: OpenAPISchema) -> OpenAPISchema:
     """Add the error body schemas and each operation's error responses (kept if declared)."""
     schema.setdefault("components", {}).setdefault("schemas", {}).update(SCHEMAS)
     body = {"application/json": {"schema": {"$ref": f"#/components/schemas/{ERROR_SCHEMA}"}}}
@@ -112,7 +117,7 @@ def declare_errors(schema: dict[str, Any]) -> dict[str, Any]:
         for method, operation in operations.items():
             responses = operation.setdefault("responses", {})
             for status in sorted(error_statuses(operation, method)):
-                response: dict[str, Any] = {"description": DESCRIPTIONS[status]}
+                response: OpenApiObject = {"description": DESCRIPTIONS[status]}
                 if status not in NO_BODY:
                     response["content"] = body
                 responses.setdefault(status, response)
@@ -123,8 +128,11 @@ class DocumentedNinjaAPI(NinjaAPI):
     """NinjaAPI whose OpenAPI schema lists the error responses (declare_errors) and names
     each operation `<resource>_<action>` (operation_id)."""
 
-    def get_openapi_schema(self, **kwargs: Any) -> Any:
-        return declare_errors(super().get_openapi_schema(**kwargs))
+    def get_openapi_schema(
+        self, *, path_prefix: str | None = None, path_params: OpenApiObject | None = None
+    ) -> OpenAPISchema:
+        schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+        return declare_errors(schema)
 
     def get_openapi_operation_id(self, operation: Operation) -> str:
         return operation_id(operation.path, operation.view_func.__name__)

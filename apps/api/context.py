@@ -4,132 +4,150 @@ from apps.agents.config import within_ceiling
 from apps.api.audience import audience
 from apps.api.registry import Router, access
 from apps.api.request import AuthedRequest
-from apps.conversations.schemas import quoted
+from apps.conversations.schemas import LegOut, quoted
 from apps.conversations.selectors import session_get
+from apps.lifecycle.schemas import RunOut
 from apps.memory import services
 from apps.memory.context.types import Candidate, MemoryWindow, Part
-from apps.memory.schemas import ContextIn, ContextOut
+from apps.memory.schemas import (
+    ContextFactOut,
+    ContextIn,
+    ContextMessageOut,
+    ContextOut,
+    DroppedOut,
+    MemoryMessageOut,
+    MemoryWindowOut,
+    PartOut,
+    SystemOut,
+    TokensOut,
+    UsageCountedOut,
+    UsageOut,
+)
 
 router = Router(tags=["memory"])
 
 COUNTER_NAME = "all-MiniLM-L6-v2 WordPiece (offline)"
 
 
-def _fact_out(part: Part) -> dict:
+def _fact_out(part: Part) -> ContextFactOut:
     fact = part.fact
     assert fact is not None  # get_context's "fact" parts carry their fact
-    return {
-        "id": fact.pk,
-        "category": fact.category.name,
-        "key": fact.key,
-        "value": fact.value,
-        "importance": fact.importance,
-        "salience": fact.salience,
-        "tokens": part.tokens,
-    }
+    return ContextFactOut(
+        id=fact.pk,
+        category=fact.category.name,
+        key=fact.key,
+        value=fact.value,
+        importance=fact.importance,
+        salience=fact.salience,
+        tokens=part.counted,
+    )
 
 
-def _message_out(c: Candidate) -> dict:
-    return {
-        **quoted(c.message),
-        "content": c.content,  # cut to the budget, or with its dates resolved
-        "importance": c.message.importance,
-        "metadata": c.message.metadata,
-        "tokens": c.tokens,
-        "legs": c.legs,
-        "similarity": c.similarity,
-        "truncated": c.truncated,
-    }
+def _message_out(c: Candidate) -> ContextMessageOut:
+    return ContextMessageOut(
+        # The content cut to the budget, or with its dates resolved.
+        **quoted(c.message) | {"content": c.content},
+        importance=c.message.importance,
+        metadata=c.message.metadata,
+        tokens=c.tokens,
+        legs=c.legs,
+        similarity=c.similarity,
+        truncated=c.truncated,
+    )
 
 
-def _memory_message_out(c: Candidate) -> dict:
+def _memory_message_out(c: Candidate) -> MemoryMessageOut:
+    hit = c.rank is not None
     legs = c.search_legs or {}
-    return {
-        **_message_out(c),
-        "hit": c.rank is not None,
-        "rank": c.rank,
-        "score": c.score,
-        "search_legs": {leg: {"rank": r.rank, "score": r.score} for leg, r in legs.items()}
-        if c.rank is not None
+    return MemoryMessageOut(
+        **dict(_message_out(c)),
+        hit=hit,
+        rank=c.rank,
+        score=c.score,
+        search_legs={leg: LegOut(rank=r.rank, score=r.score) for leg, r in legs.items()}
+        if hit
         else None,
-    }
+    )
 
 
-def _window_out(w: MemoryWindow) -> dict:
-    return {
-        "session_id": w.session.id,
-        "session_key": w.session.key,
-        "session_title": w.session.title,
-        "date": w.date,
-        "header": w.header,
-        "rank": w.rank,
-        "tokens": w.tokens,
-        "messages": [_memory_message_out(c) for c in w.messages],
-    }
+def _window_out(w: MemoryWindow) -> MemoryWindowOut:
+    return MemoryWindowOut(
+        session_id=w.session.id,
+        session_key=w.session.key,
+        session_title=w.session.title,
+        date=w.date,
+        header=w.header,
+        rank=w.rank,
+        tokens=w.tokens,
+        messages=[_memory_message_out(c) for c in w.messages],
+    )
 
 
-def context_out(turn: services.ContextTurn) -> dict:
-    """A ContextTurn as the ContextOut body."""
+def _usage_out(turn: services.ContextTurn) -> UsageOut:
     ctx, usage = turn.context, turn.usage
-    request = ctx.request
+    return UsageOut(
+        max_tokens=ctx.request.max_tokens,
+        used_tokens=ctx.used_tokens,
+        required_tokens=ctx.required_tokens,
+        ratio=ctx.ratio,
+        flush_ratio=usage.flush_ratio,
+        compact_ratio=usage.compact_ratio,
+        flush_recommended=usage.flush_recommended,
+        compact_required=usage.compact_required,
+        context_window_tokens=usage.window,
+        usage_ratio=usage.ratio,
+        usage_tokens=usage.tokens,
+        measured_by=usage.measured_by,
+        counted=UsageCountedOut(
+            system=usage.system,
+            summary=usage.summary,
+            messages=usage.messages,
+            message_count=usage.message_count,
+            estimate=usage.estimate,
+            observed=usage.observed,
+        ),
+        action=usage.action,
+        action_status=turn.status,
+        runs=[RunOut.model_validate(run) for run in turn.runs],
+    )
+
+
+def context_out(turn: services.ContextTurn) -> ContextOut:
+    """A ContextTurn as the ContextOut body."""
+    ctx = turn.context
     system_parts = [p for p in ctx.parts if p.kind != "fact"]
     fact_parts = [p for p in ctx.parts if p.kind == "fact"]
     system_tokens = sum(p.counted for p in system_parts)
     fact_tokens = sum(p.counted for p in fact_parts)
-    return {
-        "session_id": request.session.id,
-        "query": request.query,
-        "system": {
-            "parts": system_parts,
-            "facts": [_fact_out(p) for p in fact_parts],
-            "tokens": system_tokens + fact_tokens,
-        },
-        "messages": [_message_out(c) for c in ctx.messages],
-        "memory": [_window_out(w) for w in ctx.memory],
-        "tokens": {
-            "system": system_tokens,
-            "facts": fact_tokens,
-            "messages": ctx.message_tokens,
-            "memory": ctx.memory_tokens,
-            "total": ctx.used_tokens,
-        },
-        "usage": {
-            "max_tokens": request.max_tokens,
-            "used_tokens": ctx.used_tokens,
-            "required_tokens": ctx.required_tokens,
-            "ratio": ctx.ratio,
-            "flush_ratio": usage.flush_ratio,
-            "compact_ratio": usage.compact_ratio,
-            "flush_recommended": usage.flush_recommended,
-            "compact_required": usage.compact_required,
-            "context_window_tokens": usage.window,
-            "usage_ratio": usage.ratio,
-            "usage_tokens": usage.tokens,
-            "measured_by": usage.measured_by,
-            "counted": {
-                "system": usage.system,
-                "summary": usage.summary,
-                "messages": usage.messages,
-                "message_count": usage.message_count,
-                "estimate": usage.estimate,
-                "observed": usage.observed,
-            },
-            "action": usage.action,
-            "action_status": turn.status,
-            "runs": turn.runs,
-        },
-        "dropped": ctx.dropped,
-        "warnings": ctx.warnings,
-        "degraded": ctx.degraded,
-        "token_counter": COUNTER_NAME,
-    }
+    return ContextOut(
+        session_id=ctx.request.session.id,
+        query=ctx.request.query,
+        system=SystemOut(
+            parts=[PartOut.model_validate(p) for p in system_parts],
+            facts=[_fact_out(p) for p in fact_parts],
+            tokens=system_tokens + fact_tokens,
+        ),
+        messages=[_message_out(c) for c in ctx.messages],
+        memory=[_window_out(w) for w in ctx.memory],
+        tokens=TokensOut(
+            system=system_tokens,
+            facts=fact_tokens,
+            messages=ctx.message_tokens,
+            memory=ctx.memory_tokens,
+            total=ctx.used_tokens,
+        ),
+        usage=_usage_out(turn),
+        dropped=[DroppedOut.model_validate(d) for d in ctx.dropped],
+        warnings=ctx.warnings,
+        degraded=ctx.degraded,
+        token_counter=COUNTER_NAME,
+    )
 
 
-@router.post(
-    "/context", response=ContextOut, summary="Context"
-)  # as first published (ninja: the name)
+# The summary as first published (ninja derives it from the name the endpoint had).
+@router.post("/context", response=ContextOut, summary="Context")
 @access(read=True)
-def get_context(request: AuthedRequest, payload: ContextIn) -> dict:
+def get_context(request: AuthedRequest, payload: ContextIn) -> ContextOut:
     """get_context: system part, tri-hybrid messages of the session, the memory leg's
     dated windows from the agent's whole history (ranked as /search ranks them) and token
     figures within a budget, with the context manager: usage is what the agent's

@@ -15,11 +15,18 @@ import ninja
 from ninja import Schema, Status
 from ninja.schema import NinjaGenerateJsonSchema
 from pydantic import TypeAdapter, create_model
+from pydantic.json_schema import JsonSchemaValue
 
 from apps.core.encoders import MicrosecondEncoder
 
+# An endpoint: any view function, as ninja's Router takes one.
+Endpoint = Callable[..., Any]  # Any: ninja types a view function Callable[..., Any]
+# A body type as ninja's `response=` takes it: a Schema, a generic alias (list[FactOut]) or
+# None (no body).
+Kind = Any  # Any: ninja's response= is typed Any
 
-def _response_model(kind: Any) -> type[Schema] | None:
+
+def _response_model(kind: Kind) -> type[Schema] | None:
     """As ninja validates a result: a Schema with one `response` field, read from an object,
     so ORM rows, managers and resolvers behave as in an HTTP answer (None: no body)."""
     if kind is None:
@@ -32,14 +39,14 @@ class Declared:
     """An endpoint's responses by status (None: no body) and its description: the
     `description=` it was given, else its docstring, else its name (as ninja documents it)."""
 
-    responses: dict[int, Any]
+    responses: dict[int, Kind]
     description: str
 
     @cached_property
     def _models(self) -> dict[int, type[Schema] | None]:
         return {status: _response_model(kind) for status, kind in self.responses.items()}
 
-    def body(self, request: Any, result: Any) -> dict:
+    def body(self, request: object, result: object) -> dict[str, object]:
         """`result` (what the endpoint returned) as the JSON body the API answers; an empty
         body (204) is {}."""
         status = next(iter(self.responses)) if len(self.responses) == 1 else 200
@@ -54,24 +61,25 @@ class Declared:
         return json.loads(json.dumps(body, cls=MicrosecondEncoder))
 
     @property
-    def kinds(self) -> list[Any]:
+    def kinds(self) -> list[Kind]:
         """The distinct body types over the statuses, in order (None: no body, {})."""
         return list(dict.fromkeys(self.responses.values()))
 
 
 # What body() answers for a status without a body.
-_EMPTY_BODY: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+_EMPTY_BODY: JsonSchemaValue = {"type": "object", "properties": {}, "additionalProperties": False}
 
 
-def body_schema(kinds: Iterable[Any]) -> dict[str, Any]:
+def body_schema(kinds: Iterable[Kind]) -> JsonSchemaValue:
     """The JSON Schema of what body() answers for any of `kinds`: field names, serialization
     mode and ninja's generator, as body() dumps and the OpenAPI document describes them. An
     object at the root; several kinds are its `anyOf`."""
     distinct = list(dict.fromkeys(kinds))
     models = [kind for kind in distinct if kind is not None]
-    options: list[dict[str, Any]] = []
-    defs: dict[str, Any] = {}
+    options: list[JsonSchemaValue] = []
+    defs: JsonSchemaValue = {}
     if models:
+        # Any: a type or a Union of them, built at run time (typing's special form).
         union: Any = models[0] if len(models) == 1 else Union[tuple(models)]  # noqa: UP007
         schema = TypeAdapter(union).json_schema(
             by_alias=False, mode="serialization", schema_generator=NinjaGenerateJsonSchema
@@ -84,7 +92,7 @@ def body_schema(kinds: Iterable[Any]) -> dict[str, Any]:
     return {**root, "$defs": defs} if defs else root
 
 
-_DECLARED: dict[Callable[..., Any], Declared] = {}
+_DECLARED: dict[Endpoint, Declared] = {}
 
 
 @dataclass(frozen=True)
@@ -99,9 +107,16 @@ class Access:
     session_field: str | None = None
 
 
-_ACCESS: dict[Callable[..., Any], Access] = {}
-_MARKED: dict[Callable[..., Any], dict[str, Any]] = {}
-F = TypeVar("F", bound=Callable[..., Any])
+@dataclass(frozen=True)
+class _Mark:
+    read: bool
+    agent_level: bool
+    session_field: str | None
+
+
+_ACCESS: dict[Endpoint, Access] = {}
+_MARKED: dict[Endpoint, _Mark] = {}
+F = TypeVar("F", bound=Endpoint)
 
 
 def access(
@@ -112,13 +127,13 @@ def access(
     is a read and every other method a write."""
 
     def mark(func: F) -> F:
-        _MARKED[func] = {"read": read, "agent_level": agent_level, "session_field": session_field}
+        _MARKED[func] = _Mark(read=read, agent_level=agent_level, session_field=session_field)
         return func
 
     return mark
 
 
-def access_of(endpoint: Callable[..., Any]) -> Access:
+def access_of(endpoint: Endpoint) -> Access:
     """How `endpoint` is classified (KeyError for one no Router registered)."""
     return _ACCESS[endpoint]
 
@@ -140,7 +155,7 @@ PathInt = Annotated[int, Converter("int")]
 _PARAM = re.compile(r"\{(\w+)\}")
 
 
-def with_converters(path: str, view_func: Callable[..., Any]) -> str:
+def with_converters(path: str, view_func: Endpoint) -> str:
     """`path` with each parameter whose annotation carries a Converter written as Django
     resolves it: `/users/{user}` with `user: PathRest` is `/users/{path:user}`."""
     parameters = inspect.signature(view_func).parameters
@@ -156,11 +171,11 @@ def with_converters(path: str, view_func: Callable[..., Any]) -> str:
     return _PARAM.sub(written, path)
 
 
-def _by_status(response: Any) -> dict[int, Any]:
+def _by_status(response: Kind) -> dict[int, Kind]:
     """ninja's `response=`: one type (200), or {status or statuses: type}."""
     if not isinstance(response, dict):
         return {200: response}
-    found: dict[int, Any] = {}
+    found: dict[int, Kind] = {}
     for key, kind in response.items():
         for status in key if isinstance(key, Iterable) else [key]:
             found[status] = kind
@@ -172,7 +187,11 @@ class Router(ninja.Router):
     each path parameter its annotation's converter (with_converters)."""
 
     def add_api_operation(
-        self, path: str, methods: list[str], view_func: Callable[..., Any], **options: Any
+        self,
+        path: str,
+        methods: list[str],
+        view_func: Endpoint,
+        **options: Any,  # Any: ninja's own options (response, tags, summary...), typed each
     ) -> None:
         path = with_converters(path, view_func)
         if "response" in options:
@@ -182,15 +201,15 @@ class Router(ninja.Router):
                 or inspect.cleandoc(view_func.__doc__ or "")
                 or view_func.__name__.title().replace("_", " "),
             )
-        marked = _MARKED.get(view_func, {})
+        marked = _MARKED.get(view_func, _Mark(read=False, agent_level=False, session_field=None))
         _ACCESS[view_func] = Access(
-            write=any(m != "GET" for m in methods) and not marked.get("read", False),
-            agent_level=marked.get("agent_level", False),
-            session_field=marked.get("session_field"),
+            write=any(m != "GET" for m in methods) and not marked.read,
+            agent_level=marked.agent_level,
+            session_field=marked.session_field,
         )
         super().add_api_operation(path, methods, view_func, **options)
 
 
-def declared(endpoint: Callable[..., Any]) -> Declared:
+def declared(endpoint: Endpoint) -> Declared:
     """What `endpoint` declares (KeyError for one no Router registered with a response)."""
     return _DECLARED[endpoint]

@@ -3,6 +3,7 @@ triggers, get_context with seed 001's context manager, and the workspace archive
 
 import time
 from dataclasses import dataclass
+from typing import Literal
 
 from django.db import transaction
 from django.utils import timezone
@@ -124,7 +125,7 @@ class ContextTurn:
 
     context: Context
     usage: Usage
-    status: str
+    status: Literal["none", "queued", "already_queued", "done", "off"]
     runs: list[Run]
 
     @property

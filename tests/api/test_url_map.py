@@ -23,7 +23,7 @@ def _published() -> list[tuple[str, str, str]]:
     """(path, method, module) of every published operation, from the routers themselves."""
     schema = api.get_openapi_schema()
     found = []
-    for router_prefix, router in api._routers:
+    for _prefix, router in api._routers:  # every router is added at /
         for path, view in router.path_operations.items():
             for operation in view.operations:
                 if not operation.include_in_schema:

@@ -29,7 +29,7 @@ CALLS: dict[str, dict[str, str]] = {
         "sessions.get_window": "(session_id: str) -> Window",
     },
     "search_chat_history": {
-        "search.search_chat_history": "(payload: ChatSearchIn) -> dict",
+        "search.search_chat_history": "(payload: ChatSearchIn) -> ChatSearchOut",
     },
     "search_history": {
         "memory.history": "(query: Query[HistoryQuery]) -> Page[HistoryEntry]",
@@ -44,7 +44,7 @@ CALLS: dict[str, dict[str, str]] = {
         "memory.memory_search": "(payload: SearchIn) -> dict",
     },
     "get_context": {
-        "context.get_context": "(payload: ContextIn) -> dict",
+        "context.get_context": "(payload: ContextIn) -> ContextOut",
     },
     "entry_add": {
         "entries.add_entry": "(payload: EntryIn) -> Status[Entry]",

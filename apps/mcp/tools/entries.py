@@ -9,6 +9,7 @@ from pydantic import Field
 
 from apps.agents.schemas import ScopedWrite
 from apps.api import entries as entries_api
+from apps.api.registry import Endpoint
 from apps.core.schemas import Input
 from apps.entries.schemas import (
     EntryAliasIn,
@@ -49,7 +50,11 @@ _OWNER = {"user": words.USER_ENTRY, "scope": words.SCOPE_ENTRY}
 
 
 def _named(
-    name: str, endpoint: Callable[..., Any], params: type[Schema], body: Callable, about: About
+    name: str,
+    endpoint: Endpoint,
+    params: type[Schema],
+    body: Callable[[Any], Schema],  # Any: the tool's arguments (Tool.call says why)
+    about: About,
 ) -> Tool:
     """A tool over /entries/{name}...: `name` goes in the path, body(args) is the body."""
     return Tool(

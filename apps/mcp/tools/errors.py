@@ -6,9 +6,10 @@ from pydantic import Field
 from apps.agents.schemas import ReadFor
 from apps.api import errors as errors_api
 from apps.api import learnings as learnings_api
+from apps.learnings.models import ErrorRecord
 from apps.learnings.schemas import ErrorIn, ErrorQuery, ErrorSearchIn, LearningIn
 from apps.mcp.tools import words
-from apps.mcp.tools.base import READ, About, Answer, Tool, part, whole, write
+from apps.mcp.tools.base import READ, About, Answer, Tool, ToolRequest, part, whole, write
 
 
 class ReadIn(ErrorQuery):
@@ -17,7 +18,7 @@ class ReadIn(ErrorQuery):
     )
 
 
-def _read(request, args: ReadIn):
+def _read(request: ToolRequest, args: ReadIn) -> ErrorRecord | Answer:
     if args.error_id is not None:
         return errors_api.get_error(
             request, error_id=args.error_id, query=ReadFor(user=args.user, all_users=args.all_users)

@@ -2,13 +2,13 @@
 agent expects), get_window."""
 
 import uuid
-from collections.abc import Callable
-from typing import Any
 
 import pydantic
+from ninja import Status
 from pydantic import Field
 
 from apps.api import sessions as sessions_api
+from apps.api.registry import Endpoint
 from apps.conversations.schemas import SessionIn
 from apps.conversations.selectors import session_get
 from apps.core.errors import NotFound
@@ -28,7 +28,7 @@ class AppendIn(MessagesIn):
     session_id: str = SESSION_ID
 
 
-def on_session(name: str, endpoint: Callable[..., Any], about: About) -> Tool:
+def on_session(name: str, endpoint: Endpoint, about: About) -> Tool:
     """A tool over POST or GET /sessions/{session_id}/...: its one argument is the path's."""
     return Tool(
         name=name,
@@ -66,7 +66,7 @@ def _ensure_session(request: ToolRequest, ref: str) -> None:
         sessions_api.create_session(request, payload=bound)
 
 
-def _append(request: ToolRequest, args: AppendIn):
+def _append(request: ToolRequest, args: AppendIn) -> Status[dict]:
     _ensure_session(request, args.session_id)
     return sessions_api.append_messages(
         request, session_id=args.session_id, payload=part(args, MessagesIn)
