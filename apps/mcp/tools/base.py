@@ -139,6 +139,30 @@ def whole(
     )
 
 
+def on_path(
+    name: str,
+    endpoint: Endpoint,
+    params: type[Schema],
+    about: About,
+    *,
+    path: str,
+    body: Callable[[Any], Schema] | None = None,  # Any: the tool's arguments (Tool.call)
+    query: type[Schema] | None = None,
+) -> Tool:
+    """A tool over a path with one parameter (`path`, the argument of that name), with the
+    body `body(arguments)` builds, or the `query` schema's share of the arguments."""
+
+    def call(request: ToolRequest, args: pydantic.BaseModel) -> object:
+        given: dict[str, object] = {path: getattr(args, path)}
+        if body is not None:
+            given["payload"] = body(args)
+        if query is not None:
+            given["query"] = part(args, query)
+        return endpoint(request, **given)
+
+    return Tool(name=name, endpoint=endpoint, params=params, call=call, about=about)
+
+
 def part(args: pydantic.BaseModel, schema: type[S]) -> S:
     """The API schema's share of a tool's composed arguments (already validated)."""
     return schema.model_validate({name: getattr(args, name) for name in schema.model_fields})

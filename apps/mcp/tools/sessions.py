@@ -14,7 +14,7 @@ from apps.conversations.selectors import session_get
 from apps.core.errors import NotFound
 from apps.core.schemas import Input
 from apps.mcp.tools import words
-from apps.mcp.tools.base import READ, About, Tool, ToolRequest, part, whole, write
+from apps.mcp.tools.base import READ, About, Tool, ToolRequest, on_path, part, whole, write
 from apps.memory.schemas import MessagesIn
 
 SESSION_ID = Field(..., max_length=200, description=words.SESSION)
@@ -30,13 +30,7 @@ class AppendIn(MessagesIn):
 
 def on_session(name: str, endpoint: Endpoint, about: About) -> Tool:
     """A tool over POST or GET /sessions/{session_id}/...: its one argument is the path's."""
-    return Tool(
-        name=name,
-        endpoint=endpoint,
-        params=SessionRef,
-        call=lambda request, args: endpoint(request, session_id=args.session_id),
-        about=about,
-    )
+    return on_path(name, endpoint, SessionRef, about, path="session_id")
 
 
 def _new_key(ref: str) -> SessionIn | None:
