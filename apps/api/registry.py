@@ -1,6 +1,7 @@
 """What each endpoint declares (its responses and its description), recorded as its router
 registers it, so that in-process callers (the MCP tools) answer what the API answers without
-reading django-ninja's internals."""
+reading django-ninja's internals; and the Django converters of its path parameters, which
+their annotations carry (PathRest, PathInt) so that a path is declared as it is published."""
 
 import inspect
 import json
