@@ -6,12 +6,14 @@ import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import MethodType
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import IntegrityError, InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from ninja import Router
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 from ninja.operation import Operation
@@ -22,6 +24,7 @@ from ninja.security import HttpBearer
 from apps.agents.keyscope import KeyScope
 from apps.agents.models import Agent
 from apps.agents.throttle import api_key_authenticate
+from apps.api.registry import Endpoint
 from apps.api.scopes import Call, enforce, with_user
 from apps.core.encoders import MicrosecondEncoder
 from apps.core.errors import (
@@ -70,8 +73,8 @@ class _Operation:
     """What scoped_call records for the auth: the endpoint, its path parameters and the
     names its query and body declare."""
 
-    endpoint: Callable[..., Any]
-    path: dict[str, Any]
+    endpoint: Endpoint
+    path: dict[str, str | int]  # as Django's path converters give them
     query_declares: frozenset[str]
     body_declares: frozenset[str]
 
@@ -90,7 +93,7 @@ def _declared(operation: Operation, source: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def _json_object(request: HttpRequest) -> dict[str, Any]:
+def _json_object(request: HttpRequest) -> dict[str, object]:
     """The body's top level when it is a JSON object, else {} (the parser answers a bad one)."""
     if request.method in ("GET", "HEAD") or not request.body:
         return {}
@@ -167,12 +170,21 @@ STATUS = {
 }
 
 
-def checked_params(run):
+# ninja's Operation.run, which the decorators below wrap: the request and the path's
+# parameters (as Django's converters give them) in, the response out.
+Run = Callable[..., HttpResponseBase]
+
+
+def checked_params(run: Run) -> Run:
     """Every operation refuses a query or path parameter holding NUL or a lone surrogate
     with 400 naming it, before the view or the database sees it."""
 
     @functools.wraps(run)
-    def wrapper(request: HttpRequest, *args, **kwargs):
+    def wrapper(
+        request: HttpRequest,
+        *args: Any,  # Any: ninja's Operation.run takes the path's values as **kw: Any
+        **kwargs: Any,
+    ) -> HttpResponseBase:
         try:
             check_params(query_items(request.GET), source="query")
             check_params(kwargs.items(), source="path")
@@ -183,15 +195,22 @@ def checked_params(run):
     return wrapper
 
 
-def scoped_call(run):
+def scoped_call(run: Run) -> Run:
     """Record the operation and its path parameters on the request, for ApiKeyAuth to
     enforce the key's scope on (auth runs inside `run`, before parsing)."""
-    operation = inspect.unwrap(run).__self__
+    bound = inspect.unwrap(run)
+    assert isinstance(bound, MethodType)  # add_decorator(mode="view") wraps Operation.run
+    operation = bound.__self__
+    assert isinstance(operation, Operation)
     query_declares = _declared(operation, "query")
     body_declares = _declared(operation, "body")
 
     @functools.wraps(run)
-    def wrapper(request: HttpRequest, *args, **kwargs):
+    def wrapper(
+        request: HttpRequest,
+        *args: Any,  # Any: ninja's Operation.run takes the path's values as **kw: Any
+        **kwargs: Any,
+    ) -> HttpResponseBase:
         request.scoped_operation = _Operation(  # type: ignore[attr-defined]
             endpoint=operation.view_func,
             path=kwargs,
@@ -278,17 +297,14 @@ for _db_error in (OperationalError, InterfaceError):
     # ninja types a handler's argument as "the exception or its class"; it is the exception.
     api.add_exception_handler(_db_error, database_unavailable)  # type: ignore[arg-type]
 
-# One router per URL resource; each declares its full paths, so grepping a URL finds its
-# endpoint (docs/architecture.md has the table).
-api.add_router("/", "apps.api.agent.router")
-api.add_router("/", "apps.api.sessions.router")
-api.add_router("/", "apps.api.search.router")
-api.add_router("/", "apps.api.memory.router")
-api.add_router("/", "apps.api.facts.router")
-api.add_router("/", "apps.api.entries.router")
-api.add_router("/", "apps.api.learnings.router")
-api.add_router("/", "apps.api.runs.router")
-api.add_router("/", "apps.api.users.router")
+# One module per URL's first segment, each with its router; each declares its full paths, so
+# grepping a URL finds its endpoint (docs/architecture.md has the table).
+SEGMENTS = (
+    "agent", "context", "entries", "errors", "facts", "learnings", "memory", "runs", "search",
+    "sessions", "team", "users", "workspace",
+)  # fmt: skip
+for _segment in SEGMENTS:
+    api.add_router("/", f"apps.api.{_segment}.router")
 
 # Last, so it only catches what no router matched: an unknown /api/v1 path answers JSON.
 fallback = Router(auth=None)

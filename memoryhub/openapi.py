@@ -7,12 +7,17 @@ here, by what an operation takes (auth, path, query, body), not on each endpoint
 from typing import Any
 
 from ninja import NinjaAPI
+from ninja.openapi.schema import OpenAPISchema
 from ninja.operation import Operation
+from pydantic.json_schema import JsonSchemaValue
+
+# An object of the OpenAPI document, as ninja builds it (OpenAPISchema is one).
+OpenApiObject = dict[str, Any]  # Any: ninja types its OpenAPI document dict[str, Any]
 
 ERROR_SCHEMA = "ApiError"  # not "Error": the error memory has ErrorIn/ErrorOut
 VALIDATION_ITEM_SCHEMA = "ApiErrorItem"
 
-SCHEMAS: dict[str, dict[str, Any]] = {
+SCHEMAS: dict[str, JsonSchemaValue] = {
     VALIDATION_ITEM_SCHEMA: {
         "title": VALIDATION_ITEM_SCHEMA,
         "type": "object",
@@ -60,33 +65,31 @@ DESCRIPTIONS = {
 NO_BODY = {"414"}
 WRITES = {"post", "put", "patch", "delete"}
 
-# operationIds are published: client generators name their methods after them. ninja derives
-# one from the endpoint's module and name; issue 25 moved the endpoints to apps/api/, so each
-# keeps the module it was first published from. A new endpoint gets its own module's.
-FIRST_MODULE = {
-    name: module
-    for module, names in {
-        "apps.agents.api": "get_agent update_settings get_team_agents_md",
-        "apps.conversations.api": "create_session list_sessions get_window search_chat_history",
-        "apps.search.api": "search_status",
-        "apps.facts.api": "list_facts create_fact get_fact update_fact supersede_fact "
-        "fact_versions delete_fact",
-        "apps.entries.api": "add_entry list_entries search_entries alias_entry get_entry "
-        "write_entry rename_entry remove_entry",
-        "apps.lifecycle.api": "list_runs get_run summarize compact flush consolidate "
-        "reset_session history history_file",
-        "apps.memory.api": "list_messages append_messages memory_save memory_recall "
-        "memory_search context export_workspace import_workspace",
-        "apps.memory.sessions_api": "get_session update_session remove_session",
-        "apps.memory.learnings_api": "remember_error list_errors search_errors get_error "
-        "update_error delete_error promote_error add_learning list_learnings get_learning "
-        "update_learning delete_learning",
-    }.items()
-    for name in names.split()
-}
+
+def first_segment(path: str) -> str:
+    """A path's first segment, as its module and operationIds name it ("sessions" for
+    /api/v1/sessions/{session_id}/messages)."""
+    return path.removeprefix("/api/v1").strip("/").split("/")[0]
 
 
-def error_statuses(operation: dict[str, Any], method: str) -> set[str]:
+def _nouns(segment: str) -> tuple[str, ...]:
+    """The words that name the segment's resource: itself and its singular."""
+    singular = segment[:-3] + "y" if segment.endswith("ies") else segment.removesuffix("s")
+    return (segment, singular)
+
+
+def operation_id(path: str, name: str) -> str:
+    """`<resource>_<action>`: the path's first segment (a '-' as '_'), and the endpoint's name
+    without that resource's noun before or after it (sessions' reset_session: sessions_reset;
+    memory's memory_save: memory_save; sessions' append_messages stays)."""
+    segment = first_segment(path).replace("-", "_")
+    action = name
+    for noun in _nouns(segment):
+        action = action.removeprefix(f"{noun}_").removesuffix(f"_{noun}")
+    return f"{segment}_{action}"
+
+
+def error_statuses(operation: OpenApiObject, method: str) -> set[str]:
     """The error statuses an operation can answer, from what it takes."""
     places = {p.get("in") for p in operation.get("parameters", [])}
     has_body = "requestBody" in operation
@@ -106,7 +109,7 @@ def error_statuses(operation: dict[str, Any], method: str) -> set[str]:
     return statuses
 
 
-def declare_errors(schema: dict[str, Any]) -> dict[str, Any]:
+def declare_errors(schema: OpenAPISchema) -> OpenAPISchema:
     """Add the error body schemas and each operation's error responses (kept if declared)."""
     schema.setdefault("components", {}).setdefault("schemas", {}).update(SCHEMAS)
     body = {"application/json": {"schema": {"$ref": f"#/components/schemas/{ERROR_SCHEMA}"}}}
@@ -114,7 +117,7 @@ def declare_errors(schema: dict[str, Any]) -> dict[str, Any]:
         for method, operation in operations.items():
             responses = operation.setdefault("responses", {})
             for status in sorted(error_statuses(operation, method)):
-                response: dict[str, Any] = {"description": DESCRIPTIONS[status]}
+                response: OpenApiObject = {"description": DESCRIPTIONS[status]}
                 if status not in NO_BODY:
                     response["content"] = body
                 responses.setdefault(status, response)
@@ -122,13 +125,14 @@ def declare_errors(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 class DocumentedNinjaAPI(NinjaAPI):
-    """NinjaAPI whose OpenAPI schema lists the error responses (declare_errors) and keeps
-    each endpoint's first operationId (FIRST_MODULE)."""
+    """NinjaAPI whose OpenAPI schema lists the error responses (declare_errors) and names
+    each operation `<resource>_<action>` (operation_id)."""
 
-    def get_openapi_schema(self, **kwargs: Any) -> Any:
-        return declare_errors(super().get_openapi_schema(**kwargs))
+    def get_openapi_schema(
+        self, *, path_prefix: str | None = None, path_params: OpenApiObject | None = None
+    ) -> OpenAPISchema:
+        schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+        return declare_errors(schema)
 
     def get_openapi_operation_id(self, operation: Operation) -> str:
-        name = operation.view_func.__name__
-        module = FIRST_MODULE.get(name, operation.view_func.__module__)
-        return f"{module}_{name}".replace(".", "_")
+        return operation_id(operation.path, operation.view_func.__name__)

@@ -1,5 +1,4 @@
-"""/entries (add, rename, alias, write, remove, search) and /workspace (the
-workspace folder as an archive, out and in).
+"""/entries: add, rename, alias, write, remove, search.
 
 Entries are addressed by name or alias in the path; names may contain '/' (daily logs), so
 the path parameter takes the rest of the URL. Names are per owner (issue 26): with `user`, a
@@ -8,18 +7,15 @@ user's (the agent's with scope "agent"); without `user` or `all_users` a read fi
 agent's own entries alone (issue 39).
 """
 
-from django.http import HttpResponse
 from ninja import Query, Status
 
-from apps.agents.schemas import ForUser, ReadFor, ScopedWrite
+from apps.agents.schemas import ReadFor, ScopedWrite
 from apps.agents.users import Audience
-from apps.api.registry import Router, access
-from apps.api.request import AuthedHttpRequest, AuthedRequest
+from apps.api.registry import PathRest, Router
+from apps.api.request import AuthedRequest
 from apps.core.pagination import Page, decode_id_cursor
 from apps.entries import schemas, selectors, services
 from apps.entries.models import Entry
-from apps.memory import services as memory
-from apps.memory.schemas import ImportOut, ImportQuery
 from apps.people.selectors import read_audience
 
 router = Router(tags=["entries"])
@@ -70,9 +66,11 @@ def search_entries(request: AuthedRequest, query: Query[schemas.SearchQuery]) ->
     return {"items": [{"score": h.score, "entry": h.entry} for h in hits]}
 
 
-# Before the plain {path:name} routes: Django resolves URL patterns in order.
-@router.post("/entries/{path:name}/aliases", response={201: schemas.AliasOut})
-def alias_entry(request: AuthedRequest, name: str, payload: schemas.EntryAliasIn) -> Status[dict]:
+# Before the plain {name} routes: Django resolves URL patterns in order.
+@router.post("/entries/{name}/aliases", response={201: schemas.AliasOut})
+def alias_entry(
+    request: AuthedRequest, name: PathRest, payload: schemas.EntryAliasIn
+) -> Status[dict]:
     """Alias: bind another name; 409 if it collides with any name or alias."""
     alias = services.entry_alias(
         agent=request.auth, ref=name, alias=payload.alias, owner=_owner(payload)
@@ -80,16 +78,16 @@ def alias_entry(request: AuthedRequest, name: str, payload: schemas.EntryAliasIn
     return Status(201, {"alias": alias.name, "entry": _fresh(request, alias.entry)})
 
 
-@router.get("/entries/{path:name}", response=schemas.EntryOut)
-def get_entry(request: AuthedRequest, name: str, query: Query[ReadFor]) -> Entry:
+@router.get("/entries/{name}", response=schemas.EntryOut)
+def get_entry(request: AuthedRequest, name: PathRest, query: Query[ReadFor]) -> Entry:
     """With `user`, the user's entry of that name before the agent's; without `user` or
     `all_users`, the agent's own."""
     seen = read_audience(user=query.user, all_users=query.all_users, where="query")
     return selectors.entry_get(agent=request.auth, ref=name, audience=seen)
 
 
-@router.put("/entries/{path:name}", response=schemas.EntryOut)
-def write_entry(request: AuthedRequest, name: str, payload: schemas.EntryWrite) -> Entry:
+@router.put("/entries/{name}", response=schemas.EntryOut)
+def write_entry(request: AuthedRequest, name: PathRest, payload: schemas.EntryWrite) -> Entry:
     """Write: replace an entry's content; the old content is kept in its change log.
     `index` (when given) puts the entry in every search, or leaves it out."""
     entry = services.entry_write(
@@ -102,8 +100,8 @@ def write_entry(request: AuthedRequest, name: str, payload: schemas.EntryWrite) 
     return _fresh(request, entry)
 
 
-@router.patch("/entries/{path:name}", response=schemas.EntryOut)
-def rename_entry(request: AuthedRequest, name: str, payload: schemas.EntryRename) -> Entry:
+@router.patch("/entries/{name}", response=schemas.EntryOut)
+def rename_entry(request: AuthedRequest, name: PathRest, payload: schemas.EntryRename) -> Entry:
     """Rename: 409 if the new name is any name or alias; an archive keeps its old name as an
     alias, so compact markers still resolve."""
     entry = services.entry_rename(
@@ -112,52 +110,8 @@ def rename_entry(request: AuthedRequest, name: str, payload: schemas.EntryRename
     return _fresh(request, entry)
 
 
-@router.delete("/entries/{path:name}", response={204: None})
-def remove_entry(request: AuthedRequest, name: str, query: Query[ScopedWrite]) -> Status[None]:
+@router.delete("/entries/{name}", response={204: None})
+def remove_entry(request: AuthedRequest, name: PathRest, query: Query[ScopedWrite]) -> Status[None]:
     """Remove: delete an entry with all its aliases; its content stays in its change log."""
     services.entry_remove(agent=request.auth, ref=name, owner=_owner(query))
     return Status(204, None)
-
-
-@router.get("/workspace/export", tags=["memory"])
-def export_workspace(request: AuthedRequest, query: Query[ForUser]) -> HttpResponse:
-    """The workspace folder (entries as files, with the generated HISTORY files) as a
-    deterministic .tar.gz. With `user`: that user's memory alone (their entries, HISTORY,
-    learnings and facts), for a data-access request."""
-    owner = read_audience(user=query.user, where="query").user
-    user = owner or None  # the agent's own memory ("") or one user's
-    data = memory.workspace_archive(agent=request.auth, user=user)
-    response = HttpResponse(data, content_type="application/gzip")
-    name = request.auth.slug if user is None else f"{request.auth.slug}-user"
-    response["Content-Disposition"] = f'attachment; filename="{name}-workspace.tar.gz"'
-    return response
-
-
-def _content_length(request: AuthedHttpRequest) -> int | None:
-    try:
-        return int(request.META.get("CONTENT_LENGTH") or "")
-    except ValueError:
-        return None
-
-
-@router.post("/workspace/import", response={201: ImportOut}, tags=["memory"])
-@access(agent_level=True)
-def import_workspace(request: AuthedHttpRequest, query: Query[ImportQuery]) -> Status[dict]:
-    """Load an exported archive (the raw request body); 409 on existing names unless force.
-    History and learnings files become rows again (one already present is not doubled).
-    413 past an import limit (the import_max_* settings), 422 for a malformed archive."""
-    # Streamed from the request (never request.body): the limits apply as it is read.
-    loaded = memory.workspace_load(
-        agent=request.auth, data=request, force=query.force, declared_size=_content_length(request)
-    )
-    result = loaded.entries
-    return Status(
-        201,
-        {
-            "created": result.created,
-            "overwritten": result.overwritten,
-            "names": result.names,
-            "history_entries": loaded.history_entries,
-            "learnings": loaded.learnings,
-        },
-    )

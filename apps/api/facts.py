@@ -6,7 +6,7 @@ from ninja import Query, Status
 
 from apps.agents.schemas import ForUser, ReadFor
 from apps.agents.users import Audience
-from apps.api.registry import Router
+from apps.api.registry import PathInt, Router
 from apps.api.request import AuthedRequest
 from apps.core.pagination import Page, decode_id_cursor
 from apps.facts import schemas, selectors, services
@@ -51,14 +51,14 @@ def _fact(request: AuthedRequest, fact_id: int, query: ForUser) -> Fact:
     return selectors.fact_get(agent=request.auth, fact_id=fact_id, audience=seen)
 
 
-@router.get("/facts/{int:fact_id}", response=schemas.FactOut)
-def get_fact(request: AuthedRequest, fact_id: int, query: Query[ReadFor]) -> Fact:
+@router.get("/facts/{fact_id}", response=schemas.FactOut)
+def get_fact(request: AuthedRequest, fact_id: PathInt, query: Query[ReadFor]) -> Fact:
     return _fact(request, fact_id, query)
 
 
-@router.patch("/facts/{int:fact_id}", response=schemas.FactOut)
+@router.patch("/facts/{fact_id}", response=schemas.FactOut)
 def update_fact(
-    request: AuthedRequest, fact_id: int, payload: schemas.FactPatch, query: Query[ForUser]
+    request: AuthedRequest, fact_id: PathInt, payload: schemas.FactPatch, query: Query[ForUser]
 ) -> Fact:
     """Edit in place; a changed value is recorded as a version (old value, who, why)."""
     fact = _fact(request, fact_id, query)
@@ -75,9 +75,9 @@ def update_fact(
     return _fact(request, fact_id, query)
 
 
-@router.post("/facts/{int:fact_id}/supersede", response={201: schemas.FactOut})
+@router.post("/facts/{fact_id}/supersede", response={201: schemas.FactOut})
 def supersede_fact(
-    request: AuthedRequest, fact_id: int, payload: schemas.FactSupersede, query: Query[ForUser]
+    request: AuthedRequest, fact_id: PathInt, payload: schemas.FactSupersede, query: Query[ForUser]
 ) -> Status[Fact]:
     """Close the fact (valid_to = now) and create its successor; history is kept."""
     fact = _fact(request, fact_id, query)
@@ -94,14 +94,16 @@ def supersede_fact(
     )
 
 
-@router.get("/facts/{int:fact_id}/versions", response=list[schemas.FactVersionOut])
-def fact_versions(request: AuthedRequest, fact_id: int, query: Query[ReadFor]) -> list[FactVersion]:
+@router.get("/facts/{fact_id}/versions", response=list[schemas.FactVersionOut])
+def fact_versions(
+    request: AuthedRequest, fact_id: PathInt, query: Query[ReadFor]
+) -> list[FactVersion]:
     fact = _fact(request, fact_id, query)
     return list(selectors.fact_versions(fact=fact))
 
 
-@router.delete("/facts/{int:fact_id}", response={204: None})
-def delete_fact(request: AuthedRequest, fact_id: int, query: Query[ForUser]) -> Status[None]:
+@router.delete("/facts/{fact_id}", response={204: None})
+def delete_fact(request: AuthedRequest, fact_id: PathInt, query: Query[ForUser]) -> Status[None]:
     fact = _fact(request, fact_id, query)
     services.fact_delete(agent=request.auth, fact=fact)
     return Status(204, None)

@@ -1,18 +1,21 @@
-"""/memory/save, /memory/recall, /memory/search (the memory tools) and /context
-(get_context with its context manager)."""
+"""/memory: save, recall and search (the memory tools), and the history the lifecycle
+writes (/memory/history: its grep and its files)."""
+
+from ninja import Query
 
 from apps.agents.config import within_ceiling
-from apps.api.registry import Router, access
+from apps.agents.schemas import ReadFor
+from apps.api.registry import PathRest, Router, access
 from apps.api.request import AuthedRequest
-from apps.conversations.models import Session
-from apps.conversations.schemas import quoted
-from apps.conversations.selectors import session_get
+from apps.api.runs import listing
+from apps.api.sessions import session_of
+from apps.core.pagination import Page
 from apps.facts.schemas import save_out
+from apps.lifecycle import schemas as lifecycle_schemas
+from apps.lifecycle import selectors as lifecycle
+from apps.lifecycle.models import HistoryEntry
 from apps.memory import selectors, services
-from apps.memory.context.types import Candidate, MemoryWindow, Part
 from apps.memory.schemas import (
-    ContextIn,
-    ContextOut,
     RecallIn,
     RecallOut,
     SaveIn,
@@ -23,13 +26,6 @@ from apps.memory.schemas import (
 from apps.people.selectors import read_audience
 
 router = Router(tags=["memory"])
-
-
-COUNTER_NAME = "all-MiniLM-L6-v2 WordPiece (offline)"
-
-
-def _session(request: AuthedRequest, ref: str | None) -> Session | None:
-    return session_get(agent=request.auth, ref=ref) if ref else None
 
 
 @router.post("/memory/save", response=SaveOut)
@@ -49,7 +45,7 @@ def memory_recall(request: AuthedRequest, payload: RecallIn) -> dict:
     """Semantic recall over facts: matching categories, scoped search, flat fallback.
     A `k` over the team's recall_k ceiling is 422."""
     within_ceiling(request.auth, "recall_k", payload.k, loc=["body", "k"])
-    session = _session(request, payload.session_id)
+    session = session_of(request, payload.session_id)
     result = services.memory_recall(
         agent=request.auth,
         **payload.dict(exclude={"session_id", "user", "all_users"}),
@@ -74,7 +70,7 @@ def memory_search(request: AuthedRequest, payload: SearchIn) -> dict:
     ["semantic"]`, when the query cannot be embedded. A `k` over the team's memory_search_k
     ceiling is 422."""
     within_ceiling(request.auth, "memory_search_k", payload.k, loc=["body", "k"])
-    session = _session(request, payload.session_id)
+    session = session_of(request, payload.session_id)
     result = selectors.memory_search(
         agent=request.auth,
         query=payload.query,
@@ -84,135 +80,22 @@ def memory_search(request: AuthedRequest, payload: SearchIn) -> dict:
     return {"items": result.items, "degraded": result.degraded}
 
 
-def _fact_out(part: Part) -> dict:
-    fact = part.fact
-    assert fact is not None  # get_context's "fact" parts carry their fact
-    return {
-        "id": fact.pk,
-        "category": fact.category.name,
-        "key": fact.key,
-        "value": fact.value,
-        "importance": fact.importance,
-        "salience": fact.salience,
-        "tokens": part.tokens,
-    }
+@router.get("/memory/history", response=lifecycle_schemas.HistoryPage, tags=["lifecycle"])
+def history(
+    request: AuthedRequest, query: Query[lifecycle_schemas.HistoryQuery]
+) -> Page[HistoryEntry]:
+    """A grep over HISTORY: case-insensitive substring, newest first."""
+    return listing(lifecycle.history_page, request, query)
 
 
-def _message_out(c: Candidate) -> dict:
-    return {
-        **quoted(c.message),
-        "content": c.content,  # cut to the budget, or with its dates resolved
-        "importance": c.message.importance,
-        "metadata": c.message.metadata,
-        "tokens": c.tokens,
-        "legs": c.legs,
-        "similarity": c.similarity,
-        "truncated": c.truncated,
-    }
-
-
-def _memory_message_out(c: Candidate) -> dict:
-    legs = c.search_legs or {}
-    return {
-        **_message_out(c),
-        "hit": c.rank is not None,
-        "rank": c.rank,
-        "score": c.score,
-        "search_legs": {leg: {"rank": r.rank, "score": r.score} for leg, r in legs.items()}
-        if c.rank is not None
-        else None,
-    }
-
-
-def _window_out(w: MemoryWindow) -> dict:
-    return {
-        "session_id": w.session.id,
-        "session_key": w.session.key,
-        "session_title": w.session.title,
-        "date": w.date,
-        "header": w.header,
-        "rank": w.rank,
-        "tokens": w.tokens,
-        "messages": [_memory_message_out(c) for c in w.messages],
-    }
-
-
-def context_out(turn: services.ContextTurn) -> dict:
-    """A ContextTurn as the ContextOut body."""
-    ctx, usage = turn.context, turn.usage
-    request = ctx.request
-    system_parts = [p for p in ctx.parts if p.kind != "fact"]
-    fact_parts = [p for p in ctx.parts if p.kind == "fact"]
-    system_tokens = sum(p.counted for p in system_parts)
-    fact_tokens = sum(p.counted for p in fact_parts)
-    return {
-        "session_id": request.session.id,
-        "query": request.query,
-        "system": {
-            "parts": system_parts,
-            "facts": [_fact_out(p) for p in fact_parts],
-            "tokens": system_tokens + fact_tokens,
-        },
-        "messages": [_message_out(c) for c in ctx.messages],
-        "memory": [_window_out(w) for w in ctx.memory],
-        "tokens": {
-            "system": system_tokens,
-            "facts": fact_tokens,
-            "messages": ctx.message_tokens,
-            "memory": ctx.memory_tokens,
-            "total": ctx.used_tokens,
-        },
-        "usage": {
-            "max_tokens": request.max_tokens,
-            "used_tokens": ctx.used_tokens,
-            "required_tokens": ctx.required_tokens,
-            "ratio": ctx.ratio,
-            "flush_ratio": usage.flush_ratio,
-            "compact_ratio": usage.compact_ratio,
-            "flush_recommended": usage.flush_recommended,
-            "compact_required": usage.compact_required,
-            "context_window_tokens": usage.window,
-            "usage_ratio": usage.ratio,
-            "usage_tokens": usage.tokens,
-            "measured_by": usage.measured_by,
-            "counted": {
-                "system": usage.system,
-                "summary": usage.summary,
-                "messages": usage.messages,
-                "message_count": usage.message_count,
-                "estimate": usage.estimate,
-                "observed": usage.observed,
-            },
-            "action": usage.action,
-            "action_status": turn.status,
-            "runs": turn.runs,
-        },
-        "dropped": ctx.dropped,
-        "warnings": ctx.warnings,
-        "degraded": ctx.degraded,
-        "token_counter": COUNTER_NAME,
-    }
-
-
-@router.post("/context", response=ContextOut)
-@access(read=True)
-def context(request: AuthedRequest, payload: ContextIn) -> dict:
-    """get_context: system part, tri-hybrid messages of the session, the memory leg's
-    dated windows from the agent's whole history (ranked as /search ranks them) and token
-    figures within a budget, with the context manager: usage is what the agent's
-    model holds (documents, summary, every message after the latest compact marker, or the
-    agent's observed_tokens) against context_window_tokens; at flush_ratio it flushes
-    facts, at compact_ratio it writes, then compacts. A `max_tokens` over the team's
-    context_max_tokens ceiling is 422. With a read-only key the lifecycle is off: a read
-    flushes and compacts nothing."""
-    if request.key_scope.read_only:
-        payload = payload.model_copy(update={"lifecycle": "off"})
-    within_ceiling(
-        request.auth, "context_max_tokens", payload.max_tokens, loc=["body", "max_tokens"]
-    )
-    session = session_get(agent=request.auth, ref=payload.session_id)
-    read_audience(session=session, user=payload.user)  # 422 for another user than its own
-    turn = services.context_turn(
-        agent=request.auth, session=session, **payload.dict(exclude={"session_id", "user"})
-    )
-    return context_out(turn)
+@router.get(
+    "/memory/history/files/{name}",
+    response=lifecycle_schemas.HistoryFileOut,
+    tags=["lifecycle"],
+)
+def history_file(request: AuthedRequest, name: PathRest, query: Query[ReadFor]) -> dict:
+    """memory/HISTORY.md or memory/HISTORY-YYYY-MM.md, rendered (read-only); with `user`,
+    of the agent's entries and that user's; without `user` or `all_users`, the agent's own."""
+    seen = read_audience(user=query.user, all_users=query.all_users, where="query")
+    content = lifecycle.history_document(agent=request.auth, name=name, audience=seen)
+    return {"name": name, "content": content, "bytes": len(content.encode("utf-8"))}

@@ -10,12 +10,12 @@ docs/memory.md, "Keys and their scopes", has the table."""
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 from apps.agents.keyscope import KeyScope
 from apps.agents.models import Agent
 from apps.agents.users import AGENT, EVERYONE
-from apps.api.registry import Access, access_of
+from apps.api.registry import Access, Endpoint, access_of
 from apps.conversations.selectors import session_get
 from apps.core.errors import Forbidden, NotFound
 from apps.facts.selectors import fact_get
@@ -32,10 +32,10 @@ class Call:
     value of each), the top level of its JSON body ({} for none or a non-object), and the
     names its query and body declare."""
 
-    endpoint: Callable[..., Any]
-    path: Mapping[str, Any]
+    endpoint: Endpoint
+    path: Mapping[str, str | int]  # as Django's path converters give them
     query: Mapping[str, str]
-    body: Mapping[str, Any]
+    body: Mapping[str, object]
     query_declares: frozenset[str]
     body_declares: frozenset[str]
 
@@ -141,10 +141,15 @@ def enforce(*, agent: Agent, scope: KeyScope, call: Call) -> None:
         _check_user(agent, call, scope.user)
 
 
-def with_user(scope: KeyScope, values: Mapping[str, Any], declares: frozenset[str]) -> dict:
+V = TypeVar("V")
+
+
+def with_user(
+    scope: KeyScope, values: Mapping[str, V], declares: frozenset[str]
+) -> dict[str, V | str]:
     """`values` with the bound user added as `user` where it is declared and not given: a
     user-bound key naming no one names its user."""
-    found = dict(values)
+    found: dict[str, V | str] = dict(values)
     if scope.user is not None and USER in declares and USER not in found:
         found[USER] = scope.user
     return found

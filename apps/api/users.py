@@ -3,7 +3,7 @@ theirs."""
 
 from ninja import Query
 
-from apps.api.registry import Router, access
+from apps.api.registry import PathRest, Router, access
 from apps.api.request import AuthedRequest
 from apps.people import schemas, selectors
 from apps.people.selectors import UsersPage
@@ -23,8 +23,10 @@ def list_users(request: AuthedRequest, query: Query[schemas.UserQuery]) -> Users
     return selectors.agent_users_page(agent=request.auth, **query.dict())
 
 
-@router.delete("/users/{path:user}", response=schemas.UserEraseOut)
-def erase_user(request: AuthedRequest, user: str, query: Query[schemas.UserEraseQuery]) -> dict:
+@router.delete("/users/{user}", response=schemas.UserEraseOut)
+def erase_user(
+    request: AuthedRequest, user: PathRest, query: Query[schemas.UserEraseQuery]
+) -> dict:
     """Erase one end user: every session, message, vector, fact (with its versions), entry,
     learning, HISTORY entry and run of theirs, in one transaction, with the counts deleted
     (zeros once nothing is left); the agent's rows from their sessions lose the link, audit

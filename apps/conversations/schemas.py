@@ -2,7 +2,7 @@
 
 import uuid
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypedDict
 
 from ninja import Schema
 from pydantic import AfterValidator, Field
@@ -207,13 +207,34 @@ class QuotedMessage(Schema):
     created_at: datetime
 
 
-def quoted(message: Message) -> dict[str, object]:
+class Quoted(TypedDict):
+    """QuotedMessage's fields, as keywords: the base of a schema that adds its own."""
+
+    id: uuid.UUID
+    session_id: uuid.UUID
+    role: str
+    name: str
+    content: str
+    tool_call_id: str | None
+    tool_name: str | None
+    tool_calls: list[JsonOut] | None
+    created_at: datetime
+
+
+def quoted(message: Message, *, content: str | None = None) -> Quoted:
     """The QuotedMessage fields of a stored message (which keeps tool_calls as
-    tool_calls_json)."""
-    names = [name for name in QuotedMessage.model_fields if name != "tool_calls"]
-    return {name: getattr(message, name) for name in names} | {
-        "tool_calls": message.tool_calls_json
-    }
+    tool_calls_json); `content` in place of its own (cut to a budget, dates resolved)."""
+    return Quoted(
+        id=message.id,
+        session_id=message.session_id,
+        role=message.role,
+        name=message.name,
+        content=message.content if content is None else content,
+        tool_call_id=message.tool_call_id,
+        tool_name=message.tool_name,
+        tool_calls=message.tool_calls_json,
+        created_at=message.created_at,
+    )
 
 
 class ChatSearchMessageOut(QuotedMessage):

@@ -8,7 +8,7 @@ database connection, so a call opens no connection of its own."""
 
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import ParamSpec, TypeVar
 
 import mcp_types as types
 from asgiref.sync import sync_to_async
@@ -24,6 +24,7 @@ from apps.mcp import resources
 from apps.mcp.tools import TOOLS, run
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 current_agent: ContextVar[Agent] = ContextVar("mcp_agent")
 # The scope of the key the connection authenticated with (`--agent SLUG`: unscoped).
@@ -40,13 +41,13 @@ INSTRUCTIONS = (
 )
 
 
-async def in_thread(fn: Callable[..., T], *args: Any) -> T:
+async def in_thread(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """`fn(*args)` in the thread Django code runs in (the request's, or stdio's one thread);
     a connection past CONN_MAX_AGE or broken is replaced first, as at a request's start."""
 
     def work() -> T:
         close_old_connections()
-        return fn(*args)
+        return fn(*args, **kwargs)
 
     # Measured: a new thread per call opened a PostgreSQL connection each time (+10-20 ms).
     return await sync_to_async(work, thread_sensitive=True)()
@@ -55,24 +56,30 @@ async def in_thread(fn: Callable[..., T], *args: Any) -> T:
 _DEFINITIONS = [tool.definition() for tool in TOOLS.values()]
 
 
-async def list_tools(ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
+async def list_tools(
+    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
     return types.ListToolsResult(tools=_DEFINITIONS)
 
 
-async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams):
+async def call_tool(
+    ctx: ServerRequestContext, params: types.CallToolRequestParams
+) -> types.CallToolResult:
     tool = TOOLS.get(params.name)
     if tool is None:
         raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
     return await in_thread(run, tool, current_agent.get(), params.arguments, current_scope.get())
 
 
-async def list_resources(ctx: ServerRequestContext, params: Any) -> types.ListResourcesResult:
+async def list_resources(
+    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+) -> types.ListResourcesResult:
     found = await in_thread(resources.resource_list, current_agent.get())
     return types.ListResourcesResult(resources=found)
 
 
 async def list_resource_templates(
-    ctx: ServerRequestContext, params: Any
+    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
 ) -> types.ListResourceTemplatesResult:
     return types.ListResourceTemplatesResult(resource_templates=resources.TEMPLATES)
 

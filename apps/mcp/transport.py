@@ -2,9 +2,7 @@
 the SDK's ASGI handler inside a short-lived event loop, and stdio for a whole process."""
 
 import logging
-from collections.abc import MutableMapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import anyio
 from asgiref.sync import async_to_sync
@@ -12,6 +10,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from starlette.types import Message, Scope  # the ASGI types the MCP SDK's manager takes
 
 from apps.agents.keyscope import UNSCOPED, KeyScope
 from apps.agents.models import Agent
@@ -31,7 +30,7 @@ class HttpExchange:
     headers: list[tuple[str, str]] = field(default_factory=list)
     body: bytearray = field(default_factory=bytearray)
 
-    async def send(self, message: MutableMapping[str, Any]) -> None:
+    async def send(self, message: Message) -> None:
         if message["type"] == "http.response.start":
             self.status = message["status"]
             self.headers = [
@@ -41,7 +40,7 @@ class HttpExchange:
             self.body += message.get("body", b"")
 
 
-def asgi_scope(request: HttpRequest) -> dict[str, Any]:
+def asgi_scope(request: HttpRequest) -> Scope:
     """An ASGI HTTP scope for the Django request (WSGI headers are latin-1 already)."""
     host, _, port = request.get_host().partition(":")
     headers = [
@@ -63,10 +62,10 @@ def asgi_scope(request: HttpRequest) -> dict[str, Any]:
     }
 
 
-async def _exchange(scope: dict[str, Any], body: bytes) -> HttpExchange:
+async def _exchange(scope: Scope, body: bytes) -> HttpExchange:
     received = False
 
-    async def receive() -> dict[str, Any]:
+    async def receive() -> Message:
         nonlocal received
         if not received:
             received = True
@@ -88,7 +87,7 @@ async def _exchange(scope: dict[str, Any], body: bytes) -> HttpExchange:
 
 
 def serve_http(
-    agent: Agent, scope: dict[str, Any], body: bytes, *, key_scope: KeyScope = UNSCOPED
+    agent: Agent, scope: Scope, body: bytes, *, key_scope: KeyScope = UNSCOPED
 ) -> HttpExchange:
     """Answer one MCP POST (or GET/DELETE) as `agent` within its key's scope, in an event
     loop of its own."""

@@ -19,7 +19,7 @@ from ninja.errors import HttpError
 
 from apps.agents.keyscope import UNSCOPED, KeyScope
 from apps.agents.models import Agent
-from apps.api.registry import declared
+from apps.api.registry import Endpoint, declared
 from apps.api.scopes import Call, enforce, with_user
 from apps.core.encoders import MicrosecondEncoder
 from apps.core.errors import ApplicationError, error_detail, validation_detail
@@ -46,8 +46,8 @@ class ToolRequest:
 class Answer:
     """A result from another endpoint than the tool's own (a tool over two endpoints)."""
 
-    endpoint: Callable[..., Any]
-    result: Any
+    endpoint: Endpoint
+    result: object
 
 
 @dataclass(frozen=True)
@@ -101,11 +101,13 @@ class Tool:
     (an `Answer`)."""
 
     name: str
-    endpoint: Callable[..., Any]
+    endpoint: Endpoint
     params: type[Schema]
-    call: Callable[[ToolRequest, Any], Any]
+    # The arguments as `params` validated them: each tool's own Schema, which its call
+    # reads (a Tool generic in it would put every tool in a dict of Tool[Any]).
+    call: Callable[[ToolRequest, Any], object]  # Any: each tool's own Schema
     about: About
-    answers: tuple[Callable[..., Any], ...] = ()
+    answers: tuple[Endpoint, ...] = ()
 
     def definition(self) -> types.Tool:
         about = self.about
@@ -121,7 +123,7 @@ class Tool:
 
 def whole(
     name: str,
-    endpoint: Callable[..., Any],
+    endpoint: Endpoint,
     params: type[Schema],
     about: About,
     into: str = "payload",
@@ -135,6 +137,30 @@ def whole(
         call=lambda request, args: endpoint(request, **{into: args}),
         about=about,
     )
+
+
+def on_path(
+    name: str,
+    endpoint: Endpoint,
+    params: type[Schema],
+    about: About,
+    *,
+    path: str,
+    body: Callable[[Any], Schema] | None = None,  # Any: the tool's arguments (Tool.call)
+    query: type[Schema] | None = None,
+) -> Tool:
+    """A tool over a path with one parameter (`path`, the argument of that name), with the
+    body `body(arguments)` builds, or the `query` schema's share of the arguments."""
+
+    def call(request: ToolRequest, args: pydantic.BaseModel) -> object:
+        given: dict[str, object] = {path: getattr(args, path)}
+        if body is not None:
+            given["payload"] = body(args)
+        if query is not None:
+            given["query"] = part(args, query)
+        return endpoint(request, **given)
+
+    return Tool(name=name, endpoint=endpoint, params=params, call=call, about=about)
 
 
 def part(args: pydantic.BaseModel, schema: type[S]) -> S:
@@ -154,7 +180,11 @@ def _success(body: dict) -> types.CallToolResult:
     )
 
 
-def _scoped(tool: Tool, request: ToolRequest, arguments: dict[str, Any]) -> dict[str, Any]:
+# A tool call's arguments, as the MCP SDK types them (CallToolRequestParams.arguments).
+Arguments = dict[str, Any]  # Any: the SDK's own type for them
+
+
+def _scoped(tool: Tool, request: ToolRequest, arguments: Arguments) -> dict[str, object]:
     """`arguments` within the key's scope, as the API's bearer auth has them: Forbidden
     for a write with a read-only key or for another user than a bound key's, whatever the
     model sent; the bound user where the tool takes a `user` and none was given."""
@@ -174,7 +204,7 @@ def _scoped(tool: Tool, request: ToolRequest, arguments: dict[str, Any]) -> dict
 
 
 def run(
-    tool: Tool, agent: Agent, arguments: dict[str, Any] | None, key_scope: KeyScope = UNSCOPED
+    tool: Tool, agent: Agent, arguments: Arguments | None, key_scope: KeyScope = UNSCOPED
 ) -> types.CallToolResult:
     """Call `tool` as `agent` within its key's scope: its API body on success, a tool error
     with the API's detail on any failure the API reports (an unexpected one is logged, as

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from apps.agents.schemas import ScopedWrite
 from apps.api import entries as entries_api
+from apps.api.registry import Endpoint
 from apps.core.schemas import Input
 from apps.entries.schemas import (
     EntryAliasIn,
@@ -18,7 +19,7 @@ from apps.entries.schemas import (
     SearchQuery,
 )
 from apps.mcp.tools import words
-from apps.mcp.tools.base import READ, About, Tool, part, whole, write
+from apps.mcp.tools.base import READ, About, Tool, on_path, part, whole, write
 
 NAME = Field(..., description=words.ENTRY_NAME)
 NEW_NAME = "a relative path such as notes/trip.md"
@@ -49,16 +50,14 @@ _OWNER = {"user": words.USER_ENTRY, "scope": words.SCOPE_ENTRY}
 
 
 def _named(
-    name: str, endpoint: Callable[..., Any], params: type[Schema], body: Callable, about: About
+    name: str,
+    endpoint: Endpoint,
+    params: type[Schema],
+    body: Callable[[Any], Schema],  # Any: the tool's arguments (Tool.call says why)
+    about: About,
 ) -> Tool:
     """A tool over /entries/{name}...: `name` goes in the path, body(args) is the body."""
-    return Tool(
-        name=name,
-        endpoint=endpoint,
-        params=params,
-        call=lambda request, args: endpoint(request, name=args.name, payload=body(args)),
-        about=about,
-    )
+    return on_path(name, endpoint, params, about, path="name", body=body)
 
 
 ADD = About(
@@ -176,14 +175,13 @@ TOOLS = [
         lambda args: part(args, EntryWrite),
         WRITE,
     ),
-    Tool(
-        name="entry_remove",
-        endpoint=entries_api.remove_entry,
-        params=ScopedRef,
-        call=lambda request, args: entries_api.remove_entry(
-            request, name=args.name, query=part(args, ScopedWrite)
-        ),
-        about=REMOVE,
+    on_path(
+        "entry_remove",
+        entries_api.remove_entry,
+        ScopedRef,
+        REMOVE,
+        path="name",
+        query=ScopedWrite,
     ),
     whole("entry_search", entries_api.search_entries, SearchQuery, SEARCH, into="query"),
 ]

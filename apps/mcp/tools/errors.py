@@ -4,10 +4,12 @@ learning_add."""
 from pydantic import Field
 
 from apps.agents.schemas import ReadFor
+from apps.api import errors as errors_api
 from apps.api import learnings as learnings_api
+from apps.learnings.models import ErrorRecord
 from apps.learnings.schemas import ErrorIn, ErrorQuery, ErrorSearchIn, LearningIn
 from apps.mcp.tools import words
-from apps.mcp.tools.base import READ, About, Answer, Tool, part, whole, write
+from apps.mcp.tools.base import READ, About, Answer, Tool, ToolRequest, part, whole, write
 
 
 class ReadIn(ErrorQuery):
@@ -16,13 +18,13 @@ class ReadIn(ErrorQuery):
     )
 
 
-def _read(request, args: ReadIn):
+def _read(request: ToolRequest, args: ReadIn) -> ErrorRecord | Answer:
     if args.error_id is not None:
-        return learnings_api.get_error(
+        return errors_api.get_error(
             request, error_id=args.error_id, query=ReadFor(user=args.user, all_users=args.all_users)
         )
-    found = learnings_api.list_errors(request, query=part(args, ErrorQuery))
-    return Answer(learnings_api.list_errors, found)
+    found = errors_api.list_errors(request, query=part(args, ErrorQuery))
+    return Answer(errors_api.list_errors, found)
 
 
 # Issue 39: error memory is every user's, with personal data masked; the user's own raw.
@@ -131,15 +133,15 @@ LEARNING = About(
 )
 
 TOOLS = [
-    whole("remember_error", learnings_api.remember_error, ErrorIn, REMEMBER),
-    whole("search_error_memory", learnings_api.search_errors, ErrorSearchIn, SEARCH),
+    whole("remember_error", errors_api.remember_error, ErrorIn, REMEMBER),
+    whole("search_error_memory", errors_api.search_errors, ErrorSearchIn, SEARCH),
     Tool(
         name="read_error_memory",
-        endpoint=learnings_api.get_error,
+        endpoint=errors_api.get_error,
         params=ReadIn,
         call=_read,
         about=READ_ERRORS,
-        answers=(learnings_api.list_errors,),
+        answers=(errors_api.list_errors,),
     ),
     whole("learning_add", learnings_api.add_learning, LearningIn, LEARNING),
 ]

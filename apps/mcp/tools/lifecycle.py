@@ -2,7 +2,7 @@
 
 from apps.api import sessions as sessions_api
 from apps.lifecycle.schemas import ConsolidateQuery
-from apps.mcp.tools.base import About, Tool, part, write
+from apps.mcp.tools.base import About, on_path, write
 from apps.mcp.tools.sessions import SESSION_ID, on_session
 
 
@@ -49,14 +49,13 @@ RESET = About(
 )
 
 TOOLS = [
-    Tool(
-        name="consolidate",
-        endpoint=sessions_api.consolidate,
-        params=ConsolidateIn,
-        call=lambda request, args: sessions_api.consolidate(
-            request, session_id=args.session_id, query=part(args, ConsolidateQuery)
-        ),
-        about=CONSOLIDATE,
+    on_path(
+        "consolidate",
+        sessions_api.consolidate,
+        ConsolidateIn,
+        CONSOLIDATE,
+        path="session_id",
+        query=ConsolidateQuery,
     ),
     on_session("reset_session", sessions_api.reset_session, RESET),
 ]

@@ -1,5 +1,6 @@
 """Memory: memory_save, memory_recall, memory_search and get_context."""
 
+from apps.api import context as context_api
 from apps.api import memory as memory_api
 from apps.mcp.tools import words
 from apps.mcp.tools.base import READ, About, whole, write
@@ -130,5 +131,5 @@ TOOLS = [
     whole("memory_save", memory_api.memory_save, SaveIn, SAVE),
     whole("memory_recall", memory_api.memory_recall, RecallIn, RECALL),
     whole("memory_search", memory_api.memory_search, SearchIn, SEARCH),
-    whole("get_context", memory_api.context, ContextIn, CONTEXT),
+    whole("get_context", context_api.get_context, ContextIn, CONTEXT),
 ]

@@ -1,7 +1,7 @@
 """Search: search_chat_history (semantic, keyword, hybrid, contains) and search_history (a
 substring search of the history log)."""
 
-from apps.api import runs as runs_api
+from apps.api import memory as memory_api
 from apps.api import search as search_api
 from apps.conversations.schemas import ChatSearchIn
 from apps.lifecycle.schemas import HistoryQuery
@@ -66,5 +66,5 @@ HISTORY = About(
 
 TOOLS = [
     whole("search_chat_history", search_api.search_chat_history, ChatSearchIn, CHAT),
-    whole("search_history", runs_api.history, HistoryQuery, HISTORY, into="query"),
+    whole("search_history", memory_api.history, HistoryQuery, HISTORY, into="query"),
 ]

@@ -2,19 +2,19 @@
 agent expects), get_window."""
 
 import uuid
-from collections.abc import Callable
-from typing import Any
 
 import pydantic
+from ninja import Status
 from pydantic import Field
 
 from apps.api import sessions as sessions_api
+from apps.api.registry import Endpoint
 from apps.conversations.schemas import SessionIn
 from apps.conversations.selectors import session_get
 from apps.core.errors import NotFound
 from apps.core.schemas import Input
 from apps.mcp.tools import words
-from apps.mcp.tools.base import READ, About, Tool, ToolRequest, part, whole, write
+from apps.mcp.tools.base import READ, About, Tool, ToolRequest, on_path, part, whole, write
 from apps.memory.schemas import MessagesIn
 
 SESSION_ID = Field(..., max_length=200, description=words.SESSION)
@@ -28,15 +28,9 @@ class AppendIn(MessagesIn):
     session_id: str = SESSION_ID
 
 
-def on_session(name: str, endpoint: Callable[..., Any], about: About) -> Tool:
+def on_session(name: str, endpoint: Endpoint, about: About) -> Tool:
     """A tool over POST or GET /sessions/{session_id}/...: its one argument is the path's."""
-    return Tool(
-        name=name,
-        endpoint=endpoint,
-        params=SessionRef,
-        call=lambda request, args: endpoint(request, session_id=args.session_id),
-        about=about,
-    )
+    return on_path(name, endpoint, SessionRef, about, path="session_id")
 
 
 def _new_key(ref: str) -> SessionIn | None:
@@ -66,7 +60,7 @@ def _ensure_session(request: ToolRequest, ref: str) -> None:
         sessions_api.create_session(request, payload=bound)
 
 
-def _append(request: ToolRequest, args: AppendIn):
+def _append(request: ToolRequest, args: AppendIn) -> Status[dict]:
     _ensure_session(request, args.session_id)
     return sessions_api.append_messages(
         request, session_id=args.session_id, payload=part(args, MessagesIn)

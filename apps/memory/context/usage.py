@@ -11,6 +11,7 @@ counting them).
 """
 
 from dataclasses import dataclass
+from typing import Literal
 
 from django.db.models import Count, Sum
 
@@ -40,7 +41,7 @@ class Usage:
         return self.system + self.summary + self.messages
 
     @property
-    def measured_by(self) -> str:
+    def measured_by(self) -> Literal["observed", "estimate"]:
         return "estimate" if self.observed is None else "observed"
 
     @property
@@ -61,7 +62,7 @@ class Usage:
         return self.ratio >= self.compact_ratio
 
     @property
-    def action(self) -> str:
+    def action(self) -> Literal["none", "flush", "compact"]:
         """none, flush (at flush_ratio) or compact (write-then-compact, at compact_ratio)."""
         if self.compact_required:
             return "compact"

@@ -2,6 +2,7 @@
 
 import time
 from dataclasses import dataclass
+from typing import Literal
 
 from apps.agents.models import Agent
 from apps.conversations.models import Session
@@ -19,7 +20,7 @@ class ContextTurn:
 
     context: Context
     usage: Usage
-    status: str
+    status: Literal["none", "queued", "already_queued", "done", "off"]
     runs: list[Run]
 
     @property

@@ -1,6 +1,6 @@
 """`manage.py mcp --key mh_… | --agent SLUG`: the MCP server over stdin/stdout."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connections
 
 from apps.agents.keyscope import UNSCOPED
@@ -13,12 +13,12 @@ class Command(BaseCommand):
     # Stdout is the protocol's: nothing else may be written there, and a fast start matters.
     requires_system_checks: list[str] = []
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         who = parser.add_mutually_exclusive_group(required=True)
         who.add_argument("--key", help="the agent's API key (mh_…)")
         who.add_argument("--agent", help="the agent's slug")
 
-    def handle(self, *args, key: str | None, agent: str | None, **options):
+    def handle(self, *args: str, key: str | None, agent: str | None, **options: object) -> None:
         key_scope = UNSCOPED  # --agent: the operator's, unscoped
         if key is not None:
             api_key = key_for(key)
