@@ -46,7 +46,7 @@ def _fact_out(part: Part) -> ContextFactOut:
 def _message_out(c: Candidate) -> ContextMessageOut:
     return ContextMessageOut(
         # The content cut to the budget, or with its dates resolved.
-        **quoted(c.message, content=c.content),
+        **quoted(c.message, content=c.content).model_dump(),
         importance=c.message.importance,
         metadata=c.message.metadata,
         tokens=c.tokens,

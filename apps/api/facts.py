@@ -11,7 +11,7 @@ from apps.api.request import AuthedRequest
 from apps.core.pagination import Page, decode_id_cursor
 from apps.facts import schemas, selectors, services
 from apps.facts.models import Fact, FactVersion
-from apps.people.selectors import read_audience
+from apps.people.selectors import query_audience, read_audience
 
 router = Router(tags=["facts"])
 
@@ -46,9 +46,7 @@ def create_fact(request: AuthedRequest, payload: schemas.FactIn) -> Status[dict]
 def _fact(request: AuthedRequest, fact_id: int, query: ForUser) -> Fact:
     """The fact the call may reach: a read's (`all_users` too), or a write's (the agent's
     own, or `user`'s)."""
-    every = isinstance(query, ReadFor) and query.all_users
-    seen = read_audience(user=query.user, all_users=every, where="query")
-    return selectors.fact_get(agent=request.auth, fact_id=fact_id, audience=seen)
+    return selectors.fact_get(agent=request.auth, fact_id=fact_id, audience=query_audience(query))
 
 
 @router.get("/facts/{fact_id}", response=schemas.FactOut)

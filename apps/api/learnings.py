@@ -10,7 +10,7 @@ from apps.api.sessions import session_of
 from apps.core.pagination import Page
 from apps.learnings import schemas, selectors, services
 from apps.learnings.models import Learning
-from apps.people.selectors import failure_origin, read_audience, session_audience
+from apps.people.selectors import failure_origin, query_audience, read_audience, session_audience
 
 router = Router(tags=["learnings"])
 
@@ -43,9 +43,9 @@ def list_learnings(request: AuthedRequest, query: Query[schemas.LearningQuery]) 
 
 
 def _learning(request: AuthedRequest, learning_id: int, query: ForUser) -> Learning:
-    every = isinstance(query, ReadFor) and query.all_users
-    seen = read_audience(user=query.user, all_users=every, where="query")
-    return selectors.learning_get(agent=request.auth, learning_id=learning_id, audience=seen)
+    return selectors.learning_get(
+        agent=request.auth, learning_id=learning_id, audience=query_audience(query)
+    )
 
 
 @router.get("/learnings/{learning_id}", response=schemas.LearningOut)

@@ -26,7 +26,7 @@ router = Router(tags=["search"])
 
 
 def _search_message(m: Message) -> ChatSearchMessageOut:
-    return ChatSearchMessageOut(**quoted(m), metadata=m.metadata)
+    return ChatSearchMessageOut(**quoted(m).model_dump(), metadata=m.metadata)
 
 
 def _hit_out(h: SearchHit) -> ChatSearchHitOut:

@@ -2,7 +2,7 @@
 
 import uuid
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
 
 from ninja import Schema
 from pydantic import AfterValidator, Field
@@ -207,34 +207,14 @@ class QuotedMessage(Schema):
     created_at: datetime
 
 
-class Quoted(TypedDict):
-    """QuotedMessage's fields, as keywords: the base of a schema that adds its own."""
-
-    id: uuid.UUID
-    session_id: uuid.UUID
-    role: str
-    name: str
-    content: str
-    tool_call_id: str | None
-    tool_name: str | None
-    tool_calls: list[JsonOut] | None
-    created_at: datetime
-
-
-def quoted(message: Message, *, content: str | None = None) -> Quoted:
-    """The QuotedMessage fields of a stored message (which keeps tool_calls as
-    tool_calls_json); `content` in place of its own (cut to a budget, dates resolved)."""
-    return Quoted(
-        id=message.id,
-        session_id=message.session_id,
-        role=message.role,
-        name=message.name,
-        content=message.content if content is None else content,
-        tool_call_id=message.tool_call_id,
-        tool_name=message.tool_name,
-        tool_calls=message.tool_calls_json,
-        created_at=message.created_at,
-    )
+def quoted(message: Message, *, content: str | None = None) -> QuotedMessage:
+    """The QuotedMessage of a stored message (which keeps tool_calls as tool_calls_json);
+    `content` in place of its own (cut to a budget, dates resolved)."""
+    names = [name for name in QuotedMessage.model_fields if name != "tool_calls"]
+    fields = {name: getattr(message, name) for name in names}
+    if content is not None:
+        fields["content"] = content
+    return QuotedMessage(**fields, tool_calls=message.tool_calls_json)
 
 
 class ChatSearchMessageOut(QuotedMessage):

@@ -4,6 +4,7 @@ a user-bound key's call arrives here naming its user."""
 
 from typing import Literal
 
+from apps.agents.schemas import ForUser, ReadFor
 from apps.agents.users import AGENT, EVERYONE, Audience, audience_of
 from apps.conversations.models import Session
 from apps.core.errors import InvalidInput
@@ -36,6 +37,13 @@ def read_audience(
             raise InvalidInput("user differs from the session's user", loc=[where, "user"])
         return Audience(session.user)
     return Audience(AGENT if user is None else user)
+
+
+def query_audience(query: ForUser) -> Audience:
+    """Whose row a call on one row may reach, from its query: a read's (`ReadFor`: its
+    `all_users` too) or a write's (`ForUser`: the agent's own, or `user`'s)."""
+    every = isinstance(query, ReadFor) and query.all_users
+    return read_audience(user=query.user, all_users=every, where="query")
 
 
 def session_audience(session: Session | None, user: str | None) -> Audience:
