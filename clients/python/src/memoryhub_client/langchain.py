@@ -10,8 +10,9 @@ session whose key is `session_id`:
 `name` travels as memoryhub's `name` (a ToolMessage's as `tool_name`). What memoryhub has no
 field for (a message's LangChain id, additional_kwargs, response_metadata, usage_metadata, a
 ToolMessage's artifact, list content, a ChatMessage's own role) is kept under the message's
-metadata key "langchain", so every message reads back as it was added. A message memoryhub
-holds without that key reads back with memoryhub's message id as its id.
+metadata key "langchain", so every message reads back as it was added: a message added
+without an id reads back without one, as LangChain's own histories give it back. memoryhub's
+own message ids are not LangChain ids (`MemoryHub.messages.list` lists them).
 """
 
 from __future__ import annotations
@@ -209,7 +210,7 @@ def from_memoryhub(message: Any) -> BaseMessage:
     extra = extra if isinstance(extra, dict) else {}
     common: dict[str, Any] = {
         "content": extra.get("content", message.content),
-        "id": extra.get("id", str(message.id)),
+        "id": extra.get("id"),
         "additional_kwargs": extra.get("additional_kwargs", {}),
         "response_metadata": extra.get("response_metadata", {}),
     }
