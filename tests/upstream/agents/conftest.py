@@ -14,6 +14,7 @@ from agents.tracing.provider import DefaultTraceProvider
 from agents.tracing.setup import set_trace_provider
 
 from .testing_processor import SPAN_PROCESSOR_TESTING
+from tests.upstream.live import memoryhub_env  # noqa: F401  # memoryhub: autouse, the live server
 
 _PROXY_ENVIRONMENT_VARIABLES = (
     "ALL_PROXY",

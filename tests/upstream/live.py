@@ -1,9 +1,7 @@
-"""The frameworks' own test suites (tests/upstream/README.md), run against the live server:
-each test gets pytest-django's live server on its own transactional test database, and
+"""The live server of the frameworks' own test suites (tests/upstream/README.md): each
+test gets pytest-django's live server on its own transactional test database, and
 MEMORYHUB_URL and MEMORYHUB_KEY name it, so the adapters built without a client use it.
-
-The untouched upstream copies (each framework's `upstream/` folder) are kept for the diff,
-not collected.
+tests/upstream/langchain's and agents' conftests import `memoryhub_env`.
 """
 
 from collections.abc import Iterator
@@ -12,8 +10,6 @@ import pytest
 from memoryhub_client._adapters import close_shared
 
 from tests.factories import AgentFactory, issue_key
-
-collect_ignore = ["langchain/upstream", "agents/upstream"]
 
 
 @pytest.fixture(autouse=True)
