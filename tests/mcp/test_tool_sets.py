@@ -3,8 +3,11 @@ set, at most 12,000 characters of JSON, unless the client asks for every tool (`
 `X-MemoryHub-Tools: all`, `manage.py mcp --all-tools`); every tool is callable either way."""
 
 import json
+import re
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 from apps.mcp.tools import DEFAULT_TOOLS, TOOLS
 from tests.mcp.test_server_unit import TOOL_NAMES, rpc
@@ -12,6 +15,7 @@ from tests.mcp.test_server_unit import TOOL_NAMES, rpc
 pytestmark = pytest.mark.django_db
 
 LIMIT = 12_000
+DOCS = Path(settings.BASE_DIR) / "docs" / "mcp.md"
 
 
 def size(tools: list[dict]) -> int:
@@ -118,3 +122,23 @@ def test_both_transports_list_the_set_asked_for(connect, key, every_tool):
     assert names == (TOOL_NAMES if every_tool else list(DEFAULT_TOOLS))
     # A tool outside the default set answers all the same.
     assert client.result("create_session", {"key": "s1"})["key"] == "s1"
+
+
+def test_the_docs_table_names_every_input_and_the_default_set():
+    table = DOCS.read_text().split("| tool | inputs ")[1].split("\n\n")[0]
+    rows = re.findall(r"^\| `(\w+)`( ★)? \| ([^|]*) \|", table, flags=re.MULTILINE)
+
+    assert [name for name, star, _ in rows if star] == sorted(
+        DEFAULT_TOOLS, key=[name for name, _, _ in rows].index
+    )
+    for name, _, inputs in rows:
+        tool = TOOLS[name]
+        named = set(re.findall(r"`(\w+)`", inputs))
+        taken = _properties(tool.definition().input_schema)
+        everything = {n for names in taken.values() for n in names}
+        # Every input is named; the rest are values (`semantic`, …).
+        assert everything <= named, name
+        # The inputs the default set leaves out are in italics.
+        italic = "".join(re.findall(r"\*([^*]*)\*", inputs))
+        omitted = {path.rpartition(".")[2] for path in tool.about.brief_omits}
+        assert set(re.findall(r"`(\w+)`", italic)) == omitted, name
