@@ -7,9 +7,10 @@ and the npm registry, which CI does not have.
 
 Self-contained: starts gunicorn on a free port with a fresh data dir (SQLite, no Celery
 worker), migrates and creates the agent "bench-inspector-<time>". Each check prints one line
-(ok/FAIL); the exit status is 1 when any failed. `--npx` (default: the `npx` on PATH) runs the Inspector with
-the `node` first on PATH, which must be Node >= 22.19. Without one, `npm i --prefix
-/tmp/node22 node@22` installs it: run with PATH=/tmp/node22/node_modules/.bin:$PATH.
+(ok/FAIL); the exit status is 1 when any failed. `--npx` (default: the `npx` on PATH) runs
+the Inspector with the `node` first on PATH, which must be Node >= 22.19. Without one,
+`npm i --prefix /tmp/node22 node@22` installs it: run with
+PATH=/tmp/node22/node_modules/.bin:$PATH.
 """
 
 import argparse

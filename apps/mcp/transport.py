@@ -114,9 +114,7 @@ async def _stdio() -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def serve_stdio(
-    agent: Agent, *, key_scope: KeyScope = UNSCOPED, every_tool: bool = False
-) -> None:
+def serve_stdio(agent: Agent, *, key_scope: KeyScope = UNSCOPED, every_tool: bool = False) -> None:
     """Speak MCP over stdin/stdout as `agent` (within its key's scope) until stdin closes;
     `every_tool`: tools/list answers the full set."""
     token = current_agent.set(agent)

@@ -63,11 +63,19 @@ CREATE = About(
 
 APPEND = About(
     title="Save conversation messages",
-    brief="Save a turn's new messages to a session, all or none: after each turn. A key not used yet starts a session. Returns the stored `messages`; for a tool result marked is_error, `hints` from earlier failures.",
+    brief=(
+        "Save a turn's new messages to a session, all or none: after each turn. A key not used "
+        "yet starts a session. Returns the stored `messages`; for a tool result marked is_error, "
+        "`hints` from earlier failures."
+    ),
     brief_omits=("messages.name", "messages.created_at"),
     brief_docs={
-        "messages.idempotency_key": "Your id for the message, unique in the session: a retry with it is stored once.",
-        "messages.is_error": "Marks a failed tool result: it is remembered, and `hints` say what worked before.",
+        "messages.idempotency_key": (
+            "Your id for the message, unique in the session: a retry with it is stored once."
+        ),
+        "messages.is_error": (
+            "Marks a failed tool result: it is remembered, and `hints` say what worked before."
+        ),
         "messages.metadata": "A JSON object to keep with the message.",
     },
     description="""
