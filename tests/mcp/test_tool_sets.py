@@ -22,8 +22,7 @@ def size(tools: list[dict]) -> int:
     """What a model reads of a tool list: each tool's name, title, description and input
     schema, serialised as JSON (json.dumps' default separators)."""
     read = [
-        {k: tool.get(k) for k in ("name", "title", "description", "inputSchema")}
-        for tool in tools
+        {k: tool.get(k) for k in ("name", "title", "description", "inputSchema")} for tool in tools
     ]
     return len(json.dumps(read))
 
