@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from jsonschema.validators import validator_for
 
 from apps.mcp.tools import DEFAULT_TOOLS, TOOLS
 from tests.mcp.test_server_unit import TOOL_NAMES, rpc
@@ -81,6 +82,7 @@ def test_a_default_tool_is_the_full_one_in_brief(key):
         assert len(tool["description"]) < len(whole["description"])
         assert brief["required"] == schema["required"]
         assert "$defs" not in brief
+        validator_for(brief).check_schema(brief)
         # Parameters are only left out, never added or renamed.
         shown, taken = _properties(brief), _properties(schema)
         for at, names in shown.items():
