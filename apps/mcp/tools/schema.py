@@ -74,7 +74,8 @@ def output_schema(endpoints: Iterable[Endpoint]) -> JsonSchemaValue:
     return body_schema(kind for endpoint in endpoints for kind in declared(endpoint).kinds)
 
 
-# Limits the endpoint enforces anyway (its 422 names them): a model needs none to call well.
+# Titles (each the parameter's name again) and limits the endpoint enforces anyway (its 422
+# names them): a model needs none of them to call well.
 _LIMITS = frozenset({"title", "maxLength", "minLength", "maxItems", "minItems"})
 _NULL = {"type": "null"}
 _NO_LIMIT = 1_000_000
