@@ -1,10 +1,11 @@
 """The append's rule for tool messages (issue 41): each answers a tool call of its own session
 that no tool message answered yet, as OpenAI's chat format requires. A failing tool message
-without a call gets one recorded for it: an assistant message calling its tool.
+without a call gets one recorded for it (message_append.py): an assistant message calling its
+tool.
 
-Calls are named by id (OpenAI's shape, or the flat {"id" or "call_id", "name"} of other SDKs);
-ids may be reused across turns, so a result answers the newest call with its id
-(apps/conversations/tool_call_pairs.py).
+Calls are named by their "id", as the window's pairing reads them
+(apps/conversations/tool_call_pairs.py), in OpenAI's shape or the flat {"id", "name"} of other
+SDKs; ids may be reused across turns, so a result answers the newest call with its id.
 """
 
 from collections.abc import Sequence
@@ -20,7 +21,7 @@ RULE = "a tool message answers a tool call of its own session"
 def _call_id(call: object) -> object:
     if not isinstance(call, dict):
         return None
-    return call.get("id") or call.get("call_id")
+    return call.get("id")
 
 
 def _call_name(call: dict) -> object:
