@@ -121,6 +121,7 @@ def test_what_memoryhub_has_no_field_for_round_trips_through_metadata(hub):
         ("tool", "a cat"),
         ("tool", "zoom failed"),
         ("user", "Too verbose."),
+        ("assistant", ""),  # the call recorded for the FunctionMessage, which answers it
         ("tool", "42"),
     ]
     assert stored[1].tool_calls == [
@@ -129,7 +130,9 @@ def test_what_memoryhub_has_no_field_for_round_trips_through_metadata(hub):
     ]
     assert [m.is_error for m in stored[2:4]] == [False, True]
     assert stored[4].name == "reviewer"
-    assert stored[5].tool_name == "answer"
+    assert stored[5].tool_calls == [tool_call(stored[6].tool_call_id, "answer", "{}")]
+    assert stored[5].metadata == {"langchain": {"type": "recorded_call"}}
+    assert stored[6].tool_name == "answer"
 
 
 def test_messages_other_clients_appended_read_as_langchain_messages(hub):

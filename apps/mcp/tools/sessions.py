@@ -96,7 +96,8 @@ APPEND = About(
         "messages.role": "Who spoke: user, assistant, tool (a tool's result) or system.",
         "messages.content": "The text. Null only for an assistant message with tool_calls.",
         "messages.name": "The speaker's name, if any (as in OpenAI's chat format).",
-        "messages.tool_call_id": "For a tool result: the id of the call it answers.",
+        "messages.tool_call_id": "For a tool result: the id of the call it answers, a call "
+        "of this session (saved before, or earlier in this save) not answered yet.",
         "messages.tool_name": "For a tool result: the tool that ran.",
         "messages.tool_calls": "For an assistant message: the tool calls it made, as in "
         "OpenAI's chat format.",
@@ -110,7 +111,8 @@ APPEND = About(
         "sent again with the same key is stored once, so retrying a save never doubles it.",
         "messages.is_error": "Mark a tool result whose call failed: the failure is "
         "remembered, and `hints` in the answer say what worked or failed before with that "
-        "tool.",
+        "tool. A failure with no saved call: give tool_name and no tool_call_id, and the "
+        "call is recorded for it.",
     },
 )
 
