@@ -14,25 +14,30 @@ def victim_session(session):
     return session
 
 
-@pytest.mark.parametrize("ref_kind", ["id", "key"])
-@pytest.mark.parametrize(
-    ("method", "suffix", "body"),
-    [
-        ("get", "", None),
-        ("patch", "", {"title": "pwned"}),
-        ("post", "/reset", {}),
-        ("delete", "", None),
-        ("post", "/messages", {"messages": [{"role": "user", "content": "injected"}]}),
-        ("get", "/messages", None),
-        ("get", "/window", None),
-    ],
-)
+CALLS = [
+    ("get", "", None),
+    ("patch", "", {"title": "pwned"}),
+    ("post", "/reset", {}),
+    ("delete", "", None),
+    ("post", "/messages", {"messages": [{"role": "user", "content": "injected"}]}),
+    ("get", "/messages", None),
+    ("get", "/window", None),
+]
+# An append by key to a key the agent has not used starts a session of its own (issue 41):
+# that case is its own test below; by id it is a 404 like every other call.
+CASES = [
+    (ref_kind, *call)
+    for ref_kind in ("id", "key")
+    for call in CALLS
+    if (ref_kind, call[0], call[1]) != ("key", "post", "/messages")
+]
+
+
+@pytest.mark.parametrize(("ref_kind", "method", "suffix", "body"), CASES)
 def test_other_agents_session_is_404_everywhere(
     other_api, victim_session, ref_kind, method, suffix, body
 ):
     ref = victim_session.id if ref_kind == "id" else victim_session.key
-    if (ref_kind, method, suffix) == ("key", "post", "/messages"):
-        pytest.skip("an append to a key the agent has not used starts its own session: below")
     path = f"/sessions/{ref}{suffix}"
     call = getattr(other_api, method)
 
