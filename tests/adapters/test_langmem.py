@@ -54,21 +54,23 @@ def _tool_answers(messages: list[Any]) -> list[str]:
 
 @pytest.mark.parametrize("index", [None, {"dims": 64, "embed": CharacterEmbeddings(dims=64)}])
 def test_langmem_stores_and_finds_memories_per_user(hub, index):
-    store = MemoryHubStore(
-        client=hub, user_from_namespace=("memories", "{user}"), **({"index": index} or {})
-    )
+    store = MemoryHubStore(client=hub, user_from_namespace=("memories", "{user}"), index=index)
     remember = _call("manage_memory", {"content": "ana drinks green tea", "action": "create"}, "1")
     answers = _tool_answers(_run(store, "ana", remember))
     assert answers[0].startswith("created memory ")
     ana_key = answers[0].removeprefix("created memory ")
-    remember = _call("manage_memory", {"content": "bob drinks black coffee", "action": "create"}, "2")
+    remember = _call(
+        "manage_memory", {"content": "bob drinks black coffee", "action": "create"}, "2"
+    )
     bob_key = _tool_answers(_run(store, "bob", remember))[0].removeprefix("created memory ")
 
     # Each memory is its user's entry: no other user's read finds it.
     ana_entry = hub.entries.get(f"memories/ana/{ana_key}.json", user="ana")
-    assert (ana_entry.user, json.loads(ana_entry.content)) == ("ana", {"content": "ana drinks green tea"})
+    assert ana_entry.user == "ana"
+    assert json.loads(ana_entry.content) == {"content": "ana drinks green tea"}
     bob_entry = hub.entries.get(f"memories/bob/{bob_key}.json", user="bob")
-    assert (bob_entry.user, json.loads(bob_entry.content)) == ("bob", {"content": "bob drinks black coffee"})
+    assert bob_entry.user == "bob"
+    assert json.loads(bob_entry.content) == {"content": "bob drinks black coffee"}
 
     search = _call("search_memory", {"query": "what does the user drink? tea coffee"}, "3")
     for user, key, content in [
@@ -88,4 +90,5 @@ def test_langmem_stores_and_finds_memories_per_user(hub, index):
         "4",
     )
     assert _tool_answers(_run(store, "ana", update)) == [f"updated memory {ana_key}"]
-    assert store.get(("memories", "ana"), ana_key).value == {"content": "ana drinks jasmine tea now"}
+    updated = store.get(("memories", "ana"), ana_key)
+    assert updated.value == {"content": "ana drinks jasmine tea now"}

@@ -20,7 +20,7 @@ _stores = itertools.count(1)
 
 
 @pytest.fixture(autouse=True)
-def memoryhub_env(monkeypatch, live_url, key) -> Iterator[None]:  # noqa: F811
+def memoryhub_env(monkeypatch, live_url, key) -> Iterator[None]:
     """Every store a test builds (MemoryHubStore() without a client) is the live server's,
     as the test's agent: MEMORYHUB_URL and MEMORYHUB_KEY name them."""
     monkeypatch.setenv("MEMORYHUB_URL", live_url)

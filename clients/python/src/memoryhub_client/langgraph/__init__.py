@@ -20,8 +20,15 @@ agent's), but they are not X's until moved (`adopt_user_items()`).
 
 What maps and what does not:
 - get, put, delete, list_namespaces: exactly, within one memoryhub agent (the key's).
-- search with `query`: memoryhub's keyword search over entries (BM25 on name and content;
-  memoryhub does not embed entries, so no meaning-only match); hits are kept within the
+- search with `query`, and the store built with `index={"dims": ..., "embed": ...}` (LangGraph's
+  IndexConfig; `fields`, or langgraph-checkpoint-sqlite's `text_fields`, name the JSON paths
+  indexed, "$" the whole value): semantic search with the caller's embedder, ranked in the
+  client (vectors.py): every item under the prefix the op's user sees, `filter` applied,
+  best cosine similarity of its indexed texts first (`score`), items put with index=False
+  last with score None, then offset/limit. memoryhub does not embed entries itself yet, so
+  `index` without `embed` is a ValueError.
+- search with `query`, no `index`: memoryhub's keyword search over entries (BM25 on name and
+  content; no meaning-only match); hits are kept within the
   namespace prefix, `filter` applied, then offset/limit. `score` is the BM25 score. The
   keyword search looks at the best 200 entries the op's user sees, so a prefix of few hits
   among many matching entries elsewhere can come back short.
@@ -29,7 +36,11 @@ What maps and what does not:
   `filter` applied ($eq, $ne, $gt, $gte, $lt, $lte and nested objects), then offset/limit.
 - `put(..., index=False)`: the entry is written with memoryhub's `index: false`, which keeps
   it out of every memoryhub search (this store's query searches included); it is still
-  listed by a search without query. `index=[fields]` indexes the whole value, as None does.
+  listed by a search without query, and ranked last (score None) by a semantic search.
+  `index=[fields]`: the keyword search indexes the whole value, as None does; a semantic
+  search ranks the item by those fields (remembered by the store object that put it).
+- Sync and async: one store has both; its sync methods block (they work inside an event
+  loop, where AsyncSqliteStore's refuse with InvalidStateError).
 - TTL: not supported (`supports_ttl` is False): memoryhub keeps entries until removed.
 - Batches: reads see the store as it was before the batch's writes, and of several puts of
   one item the last wins, as LangGraph's own stores do. Ops are separate requests: a batch

@@ -37,8 +37,10 @@ class VectorIndex:
         self.config: IndexConfig = config
         self.embeddings: Embeddings = ensure_embeddings(config["embed"])
         # `text_fields` is langgraph-checkpoint-sqlite's name for `fields`.
-        named = config.get("fields") or config.get("text_fields") or ["$"]  # type: ignore[misc]
-        self.fields: list[str] = list(named)
+        named: Any = config.get("fields") or dict(config).get(
+            "text_fields"
+        )  # Any: a JSON path list
+        self.fields: list[str] = [str(f) for f in named] if named else ["$"]
         self._put_fields: dict[str, list[str]] = {}
         self._vectors: dict[str, list[float]] = {}
 
