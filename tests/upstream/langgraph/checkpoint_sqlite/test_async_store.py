@@ -83,6 +83,7 @@ def conn_string(request: pytest.FixtureRequest) -> Generator[str, None, None]:
             os.unlink(temp_file.name)
 
 
+@pytest.mark.skip(reason="MemoryHubStore is one store for sync and async use: its sync methods block and work inside an event loop (langgraph docstring: 'Sync and async'), where AsyncSqliteStore's raise InvalidStateError")  # memoryhub: skipped: see the reason
 async def test_no_running_loop(store: AsyncSqliteStore) -> None:
     """Test that sync methods raise proper errors in the main thread."""
     with pytest.raises(asyncio.InvalidStateError):
@@ -99,6 +100,7 @@ async def test_no_running_loop(store: AsyncSqliteStore) -> None:
         store.batch([PutOp(namespace=("foo", "bar"), key="baz", value={"val": "baz"})])
 
 
+@pytest.mark.skip(reason="a load test of 6000 ops: every MemoryHubStore op is its own HTTP request (langgraph docstring: 'Ops are separate requests'), minutes on the live test server")  # memoryhub: skipped: see the reason
 async def test_large_batches_async(store: AsyncSqliteStore) -> None:
     """Test processing large batch operations asynchronously."""
     N = 100

@@ -33,7 +33,9 @@ What maps and what does not:
   keyword search looks at the best 200 entries the op's user sees, so a prefix of few hits
   among many matching entries elsewhere can come back short.
 - search without `query`: the items under the prefix, most recently updated first,
-  `filter` applied ($eq, $ne, $gt, $gte, $lt, $lte and nested objects), then offset/limit.
+  `filter` applied ($eq, $ne, $gt, $gte, $lt, $lte and nested objects; a dotted key that
+  is no key of the value reads nested ones), then offset/limit. Filters run in the client:
+  any JSON key is a filter key, none is refused.
 - `put(..., index=False)`: the entry is written with memoryhub's `index: false`, which keeps
   it out of every memoryhub search (this store's query searches included); it is still
   listed by a search without query, and ranked last (score None) by a semantic search.
@@ -43,8 +45,9 @@ What maps and what does not:
   loop, where AsyncSqliteStore's refuse with InvalidStateError).
 - TTL: not supported (`supports_ttl` is False): memoryhub keeps entries until removed.
 - Batches: reads see the store as it was before the batch's writes, and of several puts of
-  one item the last wins, as LangGraph's own stores do. Ops are separate requests: a batch
-  is not atomic.
+  one item the last wins, as LangGraph's own stores do. A batch with an invalid namespace is
+  refused whole, before any request. Ops are separate requests: a batch is not atomic, and
+  thousands of ops are thousands of requests.
 - Names are at most 200 characters (255 bytes) in memoryhub: longer paths are refused.
 """
 
@@ -66,6 +69,7 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
+    validate_op_namespace,
 )
 
 from memoryhub_client import AsyncMemoryHub, MemoryHub
@@ -171,6 +175,8 @@ class MemoryHubStore(BaseStore):
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)
+        for op in ops:  # the whole batch is refused before any request
+            validate_op_namespace(op)
         hub = self._clients.sync
         results: list[Result] = []
         listings: dict[str | None, list[Any]] = {}  # per user: the store's entries, read once
@@ -212,6 +218,8 @@ class MemoryHubStore(BaseStore):
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)
+        for op in ops:  # the whole batch is refused before any request
+            validate_op_namespace(op)
         run = self._clients.run
         results: list[Result] = []
         listings: dict[str | None, list[Any]] = {}
