@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import F
 from django.utils import timezone
 from pydantic import JsonValue
@@ -95,6 +95,9 @@ def _timestamps(messages: Sequence[NewMessage]) -> list[datetime]:
     return out
 
 
+DEADLOCK = "40P01"  # PostgreSQL's SQLSTATE for deadlock_detected
+
+
 def messages_append(
     *, session: Session, messages: Sequence[NewMessage], max_batch: int = 1000
 ) -> AppendResult:
@@ -115,7 +118,13 @@ def messages_append(
             # A concurrent request stored one of our idempotency keys first; the retry
             # finds it and returns that row instead.
             continue
-    raise Conflict("could not append: idempotency keys kept colliding, retry the request")
+        except OperationalError as exc:
+            # PostgreSQL chose this transaction as a deadlock's victim (seen beside the
+            # embedding task's writes): it was rolled back whole, so running it again is safe.
+            if getattr(exc.__cause__, "sqlstate", None) != DEADLOCK:
+                raise
+            continue
+    raise Conflict("could not append: concurrent writes kept colliding, retry the request")
 
 
 def _row(
