@@ -6,7 +6,9 @@ that declares it.
 """
 
 import time
+import uuid
 
+import pydantic
 from django.conf import settings
 from ninja import Query, Status
 
@@ -16,6 +18,7 @@ from apps.conversations import schemas, selectors, services
 from apps.conversations.models import Message, Session
 from apps.conversations.selectors import Window
 from apps.conversations.services import NewMessage
+from apps.core.errors import NotFound
 from apps.core.pagination import Page
 from apps.learnings.schemas import hint_out
 from apps.lifecycle import services as lifecycle
@@ -102,11 +105,42 @@ def list_messages(
     )
 
 
+def _new_key(ref: str) -> schemas.SessionIn | None:
+    """POST /sessions's payload for `ref` when it can name a new session: a valid key that
+    is not an id (an unknown id stays "session not found"); None otherwise."""
+    try:
+        uuid.UUID(ref)
+        return None
+    except ValueError:
+        pass
+    try:
+        return schemas.SessionIn.model_validate({"key": ref})
+    except pydantic.ValidationError:
+        return None
+
+
+def session_to_append(request: AuthedRequest, ref: str) -> Session:
+    """The session an append goes to: the agent's with this id or key, or a new one for a
+    key it has not used yet, as POST /sessions with that key makes it (a user-bound key's
+    is its user's). The API and MCP's append_messages both take this path."""
+    try:
+        return selectors.session_get(agent=request.auth, ref=ref)
+    except NotFound:
+        payload = _new_key(ref)
+        if payload is None:
+            raise
+        session, _ = services.session_create(
+            agent=request.auth, key=payload.key, user=request.key_scope.user
+        )
+        return session
+
+
 @router.post("/sessions/{session_id}/messages", response={201: AppendOut})
 def append_messages(request: AuthedRequest, session_id: str, payload: MessagesIn) -> Status[dict]:
-    """Append one or many messages atomically: all are stored, or none. `lifecycle` names
-    what the append set off in the background (summary, consolidate, compact)."""
-    session = selectors.session_get(agent=request.auth, ref=session_id)
+    """Append one or many messages atomically: all are stored, or none. A key the agent has
+    not used yet starts that session first. `lifecycle` names what the append set off in
+    the background (summary, consolidate, compact)."""
+    session = session_to_append(request, session_id)
     done = memory.messages_append_turn(
         session=session,
         messages=[NewMessage(**m.dict()) for m in payload.messages],

@@ -82,9 +82,19 @@ class MessageIn(Input):
     role: RoleName
     content: str | None = Field(..., description="Required; null only with tool_calls.")
     name: str = Field("", max_length=200, description="The participant, as in OpenAI's format.")
-    tool_call_id: str | None = Field(None, max_length=200)
+    tool_call_id: str | None = Field(
+        None,
+        max_length=200,
+        description="A tool message's: the id of a call of this session (stored before, or "
+        "earlier in the batch) that no tool message answered yet; required, except on a "
+        "failure (is_error) with tool_name, whose call is then recorded for it.",
+    )
     tool_name: str | None = Field(None, max_length=200)
-    tool_calls: JsonObjectList | None = None
+    tool_calls: JsonObjectList | None = Field(
+        None,
+        description="An assistant's: each call with an id (unique in the message) and "
+        "a function name, as in OpenAI's format.",
+    )
     created_at: UtcDatetime | None = Field(
         None, description="ISO 8601; a time without offset is taken as UTC."
     )

@@ -21,7 +21,7 @@ from apps.agents.keyscope import UNSCOPED, KeyScope
 from apps.agents.models import Agent
 from apps.core.errors import ApplicationError
 from apps.mcp import resources
-from apps.mcp.tools import TOOLS, run
+from apps.mcp.tools import DEFAULT_TOOLS, TOOLS, run
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -29,6 +29,8 @@ P = ParamSpec("P")
 current_agent: ContextVar[Agent] = ContextVar("mcp_agent")
 # The scope of the key the connection authenticated with (`--agent SLUG`: unscoped).
 current_scope: ContextVar[KeyScope] = ContextVar("mcp_key_scope", default=UNSCOPED)
+# Whether tools/list answers every tool in full (`?tools=all`, `--all-tools`) or the default set.
+all_tools: ContextVar[bool] = ContextVar("mcp_all_tools", default=False)
 
 INSTRUCTIONS = (
     "memoryhub is your long-term memory. Save each turn of a conversation with "
@@ -53,13 +55,14 @@ async def in_thread(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     return await sync_to_async(work, thread_sensitive=True)()
 
 
-_DEFINITIONS = [tool.definition() for tool in TOOLS.values()]
+FULL_SET = [tool.definition() for tool in TOOLS.values()]
+DEFAULT_SET = [TOOLS[name].definition(full=False) for name in DEFAULT_TOOLS]
 
 
 async def list_tools(
     ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=_DEFINITIONS)
+    return types.ListToolsResult(tools=FULL_SET if all_tools.get() else DEFAULT_SET)
 
 
 async def call_tool(

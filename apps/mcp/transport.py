@@ -14,7 +14,7 @@ from starlette.types import Message, Scope  # the ASGI types the MCP SDK's manag
 
 from apps.agents.keyscope import UNSCOPED, KeyScope
 from apps.agents.models import Agent
-from apps.mcp.server import current_agent, current_scope, server
+from apps.mcp.server import all_tools, current_agent, current_scope, server
 
 # Each HTTP exchange starts and stops a stateless manager and transport: their INFO lines
 # would be two or three log lines per call, with nothing in them.
@@ -87,17 +87,24 @@ async def _exchange(scope: Scope, body: bytes) -> HttpExchange:
 
 
 def serve_http(
-    agent: Agent, scope: Scope, body: bytes, *, key_scope: KeyScope = UNSCOPED
+    agent: Agent,
+    scope: Scope,
+    body: bytes,
+    *,
+    key_scope: KeyScope = UNSCOPED,
+    every_tool: bool = False,
 ) -> HttpExchange:
     """Answer one MCP POST (or GET/DELETE) as `agent` within its key's scope, in an event
-    loop of its own."""
+    loop of its own; `every_tool`: tools/list answers the full set."""
     token = current_agent.set(agent)
     scope_token = current_scope.set(key_scope)
+    tools_token = all_tools.set(every_tool)
     try:
         # async_to_sync runs the loop in another thread and brings the tools' thread-sensitive
         # sync calls back to this one (apps/mcp/server.py: in_thread).
         return async_to_sync(_exchange)(scope, body)
     finally:
+        all_tools.reset(tools_token)
         current_scope.reset(scope_token)
         current_agent.reset(token)
 
@@ -107,12 +114,15 @@ async def _stdio() -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def serve_stdio(agent: Agent, *, key_scope: KeyScope = UNSCOPED) -> None:
-    """Speak MCP over stdin/stdout as `agent` (within its key's scope) until stdin closes."""
+def serve_stdio(agent: Agent, *, key_scope: KeyScope = UNSCOPED, every_tool: bool = False) -> None:
+    """Speak MCP over stdin/stdout as `agent` (within its key's scope) until stdin closes;
+    `every_tool`: tools/list answers the full set."""
     token = current_agent.set(agent)
     scope_token = current_scope.set(key_scope)
+    tools_token = all_tools.set(every_tool)
     try:
         anyio.run(_stdio)
     finally:
+        all_tools.reset(tools_token)
         current_scope.reset(scope_token)
         current_agent.reset(token)

@@ -49,6 +49,13 @@ def no_oauth(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"detail": NO_OAUTH}, status=404)
 
 
+def wants_every_tool(request: HttpRequest) -> bool:
+    """`?tools=all` on the MCP URL, or the header `X-MemoryHub-Tools: all`: tools/list
+    answers every tool in full rather than the default set (docs/mcp.md, "Two tool sets")."""
+    asked = request.GET.get("tools") or request.headers.get("X-MemoryHub-Tools", "")
+    return asked.strip().lower() == "all"
+
+
 @csrf_exempt
 def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     """Streamable HTTP, stateless with JSON responses; 401 before any MCP for a bad key, 429
@@ -78,7 +85,13 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     except RequestDataTooBig:
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         return JsonResponse({"detail": f"request body is over {limit} bytes"}, status=413)
-    exchange = serve_http(api_key.agent, asgi_scope(request), body, key_scope=api_key.scope)
+    exchange = serve_http(
+        api_key.agent,
+        asgi_scope(request),
+        body,
+        key_scope=api_key.scope,
+        every_tool=wants_every_tool(request),
+    )
     response = HttpResponse(bytes(exchange.body), status=exchange.status)
     for name, value in exchange.headers:
         if name.lower() not in _SKIPPED_HEADERS:

@@ -190,6 +190,15 @@ def test_get_items_with_a_limit_gives_the_latest_items(hub):
     assert asyncio.run(limited.get_items()) == MIXED_ITEMS[-2:]
 
 
+def test_session_settings_given_as_a_dict_are_coerced_and_unknown_keys_refused(hub):
+    # As the SDK's own sessions do: Runner.run resolves them with SessionSettings.resolve.
+    session = MemoryHubSession(session_id="ag-dict", client=hub, session_settings={"limit": 2})
+    assert session.session_settings == SessionSettings(limit=2)
+    assert session.session_settings.resolve({"limit": 5}) == SessionSettings(limit=5)
+    with pytest.raises(TypeError, match="limitt"):
+        MemoryHubSession(session_id="ag-dict", client=hub, session_settings={"limitt": 2})
+
+
 def test_pop_item_removes_and_returns_the_latest_item(hub):
     session = MemoryHubSession(session_id="ag-pop", client=hub)
     items = MIXED_ITEMS[:5]  # ends with the two parallel calls: one message

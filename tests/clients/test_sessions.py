@@ -1,9 +1,12 @@
 """Sessions, messages, the window, get_context, search and the lifecycle's operations
 through the client, on MemoryHub and AsyncMemoryHub, against the live server."""
 
+import re
 from datetime import timedelta
 
+import pytest
 from memoryhub_client import AppendResult, Context, Message, NewMessage, Session, Window
+from memoryhub_client._call import SESSION_DEPRECATED
 from memoryhub_client.models import (
     CompactResult,
     ResetResult,
@@ -121,7 +124,7 @@ def test_window_context_and_search(run):
         await settle(hub.messages.append("chat-1", BOOKING))
         window = await settle(hub.window("chat-1"))
         context = await settle(hub.context("chat-1", query="Nopa", max_tokens=4000, user="u1"))
-        found = await settle(hub.search("Nopa", mode="keyword", session="chat-1", role="user"))
+        found = await settle(hub.search("Nopa", mode="keyword", session_id="chat-1", role="user"))
         status = await settle(hub.search_status())
         return window, context, found, status
 
@@ -206,3 +209,34 @@ def test_pop_takes_the_last_message_back(run):
     )
     assert popped.tool_calls == BOOKING[1]["tool_calls"]
     assert [m.id for m in left] == [appended.messages[0].id]
+
+
+def test_the_old_session_keyword_still_works_with_a_deprecation_warning(run):
+    async def scenario(hub):
+        await settle(hub.messages.append("chat-2", BOOKING))
+        with pytest.warns(DeprecationWarning, match=re.escape(SESSION_DEPRECATED)) as caught:
+            old = await settle(hub.search("Nopa", mode="keyword", session="chat-2"))
+        new = await settle(hub.search("Nopa", mode="keyword", session_id="chat-2"))
+        with pytest.warns(DeprecationWarning, match=re.escape(SESSION_DEPRECATED)):
+            window = await settle(hub.window(session="chat-2"))
+        with (
+            pytest.warns(DeprecationWarning, match=re.escape(SESSION_DEPRECATED)),
+            pytest.raises(TypeError, match="got both session= and session_id="),
+        ):
+            hub.window(session="chat-2", session_id="chat-2")
+        return caught, old, new, window
+
+    caught, old, new, window = run(scenario)
+
+    assert [str(w.message) for w in caught] == [
+        "session= is deprecated: use session_id= (the API's name); session= goes in "
+        "memoryhub-client 2.3.0"
+    ]
+    # Reported where the caller wrote it.
+    assert caught[0].filename == __file__
+    assert [h.content for h in old.hits] == [h.content for h in new.hits]
+    assert sorted(h.content for h in old.hits) == [
+        "Book me a table at Nopa for 7pm",
+        "Done: Nopa at 7pm.",
+    ]
+    assert len(window.messages) == len(BOOKING)

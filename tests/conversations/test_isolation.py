@@ -14,19 +14,26 @@ def victim_session(session):
     return session
 
 
-@pytest.mark.parametrize("ref_kind", ["id", "key"])
-@pytest.mark.parametrize(
-    ("method", "suffix", "body"),
-    [
-        ("get", "", None),
-        ("patch", "", {"title": "pwned"}),
-        ("post", "/reset", {}),
-        ("delete", "", None),
-        ("post", "/messages", {"messages": [{"role": "user", "content": "injected"}]}),
-        ("get", "/messages", None),
-        ("get", "/window", None),
-    ],
-)
+CALLS = [
+    ("get", "", None),
+    ("patch", "", {"title": "pwned"}),
+    ("post", "/reset", {}),
+    ("delete", "", None),
+    ("post", "/messages", {"messages": [{"role": "user", "content": "injected"}]}),
+    ("get", "/messages", None),
+    ("get", "/window", None),
+]
+# An append by key to a key the agent has not used starts a session of its own (issue 41):
+# that case is its own test below; by id it is a 404 like every other call.
+CASES = [
+    (ref_kind, *call)
+    for ref_kind in ("id", "key")
+    for call in CALLS
+    if (ref_kind, call[0], call[1]) != ("key", "post", "/messages")
+]
+
+
+@pytest.mark.parametrize(("ref_kind", "method", "suffix", "body"), CASES)
 def test_other_agents_session_is_404_everywhere(
     other_api, victim_session, ref_kind, method, suffix, body
 ):
@@ -58,3 +65,19 @@ def test_same_session_key_for_two_agents_are_two_sessions(api, other_api, victim
     assert response.status_code == 201
     assert response.json()["id"] != str(victim_session.id)
     assert Session.objects.filter(key=victim_session.key).count() == 2
+
+
+def test_an_append_to_another_agents_key_starts_a_session_of_ones_own(
+    api, other_api, victim_session
+):
+    message = {"role": "user", "content": "mine"}
+    response = other_api.post(f"/sessions/{victim_session.key}/messages", {"messages": [message]})
+
+    assert response.status_code == 201
+    own = other_api.get(f"/sessions/{victim_session.key}").json()
+    assert own["id"] != str(victim_session.id)
+    assert [m["session_id"] for m in response.json()["messages"]] == [own["id"]]
+    assert Message.objects.filter(session=victim_session).count() == 3
+    victims = api.get(f"/sessions/{victim_session.key}/messages").json()["items"]
+    assert len(victims) == 3
+    assert "mine" not in [m["content"] for m in victims]

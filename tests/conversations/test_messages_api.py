@@ -7,6 +7,9 @@ from apps.conversations.models import Message
 pytestmark = pytest.mark.django_db
 
 
+LOOKUP = {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
+
+
 def _append(api, session, *messages):
     return api.post(f"/sessions/{session.id}/messages", {"messages": list(messages)})
 
@@ -16,7 +19,7 @@ def test_append_batch_returns_stored_messages_in_order(api, session):
         api,
         session,
         {"role": "user", "content": "Hi, I'm Caroline", "name": "Caroline"},
-        {"role": "assistant", "content": "Hello Caroline!"},
+        {"role": "assistant", "content": "Hello Caroline!", "tool_calls": [LOOKUP]},
         {"role": "tool", "content": '{"ok": true}', "tool_call_id": "c1", "tool_name": "lookup"},
         {"role": "system", "content": "Be brief."},
     )
@@ -27,6 +30,7 @@ def test_append_batch_returns_stored_messages_in_order(api, session):
     assert body["deduplicated"] == 0
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "tool", "system"]
     assert [m["importance"] for m in body["messages"]] == [0.5, 0.5, 0.3, 0.1]
+    assert body["messages"][1]["tool_calls"] == [LOOKUP]
     assert body["messages"][0]["name"] == "Caroline"
     stored = list(Message.objects.filter(session=session).order_by("created_at", "id"))
     assert [str(m.id) for m in stored] == [m["id"] for m in body["messages"]]

@@ -27,6 +27,19 @@ def sized(n_bytes: int) -> dict:
     return value
 
 
+def as_call(value: dict) -> dict:
+    """`value` made a tool call (an id and a function, issue 41) of the same serialised size
+    and depth: the call's keys take their room from `value`'s padding, when it has some."""
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    merged = call | value
+    if "k" in value:
+        extra = len(json.dumps(merged, separators=(",", ":"))) - len(
+            json.dumps(value, separators=(",", ":"))
+        )
+        merged["k"] = value["k"][extra:]
+    return merged
+
+
 def _message(**fields):
     return {"messages": [{"role": "user", "content": "x", **fields}]}
 
@@ -36,7 +49,9 @@ FIELDS = [
     ("/sessions/{sid}/messages", lambda v: _message(metadata=v), ["messages", 0, "metadata"]),
     (
         "/sessions/{sid}/messages",
-        lambda v: {"messages": [{"role": "assistant", "content": None, "tool_calls": [v]}]},
+        lambda v: {
+            "messages": [{"role": "assistant", "content": None, "tool_calls": [as_call(v)]}]
+        },
         ["messages", 0, "tool_calls"],
     ),
     ("/sessions", lambda v: {"metadata": v}, ["metadata"]),

@@ -14,8 +14,10 @@ import pytest
 from django.conf import settings
 from jsonschema import FormatChecker
 from jsonschema.validators import validator_for
+from memoryhub_client.chat import to_openai_messages
 
 from apps.agents.services import api_key_issue
+from tests.support.openai_chat import validate
 
 README = Path(settings.BASE_DIR) / "README.md"
 SHOWN_URL = "http://127.0.0.1:8000/api/v1"
@@ -181,6 +183,8 @@ def comments_hold(session_calls: list[Call]) -> None:
     # the failing tool call gets the remembered strategy as a hint
     hints = [h["text"] for h in by_step[7].body["hints"]]
     assert "apply: pull --rebase then push" in hints
+    # the failure answers the assistant's call: a chat OpenAI accepts (issue 41)
+    validate(to_openai_messages(by_step[7].body["messages"]))
 
     # search finds the cat; the fact saved in Caroline's session is hers
     assert any("Whiskerino" in hit["content"] for hit in by_step[8].body["hits"])

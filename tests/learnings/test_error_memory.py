@@ -113,10 +113,13 @@ def test_capture_records_an_open_error_once_per_tool_and_normalised_text(api, ag
     assert [h["rule"] for h in again.json()["hints"]] == ["seen before"]
     assert first.json()["messages"][0]["is_error"] is True
     record = ErrorRecord.objects.get(tool_name="git_push")
+    # a failure appended without a call answers the call the API recorded for it
+    call_id = first.json()["messages"][0]["tool_call_id"]
     assert (record.session_id, record.context) == (
         session.id,
-        {"session": "chat-1", "tool_call_id": None},
+        {"session": "chat-1", "tool_call_id": call_id},
     )
+    assert call_id.startswith("call_")
 
 
 def test_the_tool_is_found_from_the_call_it_answers(api, session):

@@ -173,9 +173,9 @@ def stdio_params(*args: str) -> StdioServerParameters:
     )
 
 
-def stdio_client(key: str) -> McpClient:
+def stdio_client(key: str, *extra: str) -> McpClient:
     """`manage.py mcp --key <key>` as a subprocess, through the SDK's stdio client."""
-    return McpClient(stdio_params("--key", key))
+    return McpClient(stdio_params("--key", key, *extra))
 
 
 @dataclass
@@ -186,11 +186,14 @@ class Connect:
     base_url: str | None
     opened: list[McpClient] = field(default_factory=list)
 
-    def __call__(self, key: str) -> McpClient:
+    def __call__(self, key: str, *, every_tool: bool = True) -> McpClient:
+        """A session with `key`; `every_tool`: tools/list answers the full set (which the
+        tests of every tool read), else the default set."""
         if self.transport == "http":
-            client = http_client(f"{self.base_url}/mcp", key)
+            query = "?tools=all" if every_tool else ""
+            client = http_client(f"{self.base_url}/mcp{query}", key)
         else:
-            client = stdio_client(key)
+            client = stdio_client(key, *(["--all-tools"] if every_tool else []))
         self.opened.append(client)
         return client
 

@@ -37,19 +37,29 @@ TOOL_NAMES = [
 ]
 
 
-def post(key: str | None, body: object, *, raw: bytes | None = None, version: str | None = VERSION):
-    headers = {"Accept": "application/json, text/event-stream"}
+def post(
+    key: str | None,
+    body: object,
+    *,
+    raw: bytes | None = None,
+    version: str | None = VERSION,
+    path: str = "/mcp",
+    headers: dict[str, str] | None = None,
+):
+    headers = {"Accept": "application/json, text/event-stream", **(headers or {})}
     if key is not None:
         headers["Authorization"] = f"Bearer {key}"
     if version is not None:
         headers["MCP-Protocol-Version"] = version
     data = raw if raw is not None else json.dumps(body)
-    return Client().post("/mcp", data, content_type="application/json", headers=headers)
+    return Client().post(path, data, content_type="application/json", headers=headers)
 
 
-def rpc(key: str, method: str, params: dict | None = None) -> dict:
-    """The JSON-RPC response of one request (HTTP 200, application/json)."""
-    response = post(key, {"jsonrpc": "2.0", "id": 7, "method": method, "params": params or {}})
+def rpc(key: str, method: str, params: dict | None = None, **options) -> dict:
+    """The JSON-RPC response of one request (HTTP 200, application/json); `options` go to
+    post (the path with a query, headers)."""
+    message = {"jsonrpc": "2.0", "id": 7, "method": method, "params": params or {}}
+    response = post(key, message, **options)
     assert response.status_code == 200, response.content
     assert response["Content-Type"] == "application/json"
     body = response.json()
@@ -90,7 +100,7 @@ def test_initialize_answers_server_info_and_capabilities(key):
 
 
 def test_tools_list_names_every_tool_with_the_api_schemas(key):
-    tools = rpc(key, "tools/list")["result"]["tools"]
+    tools = rpc(key, "tools/list", path="/mcp?tools=all")["result"]["tools"]
     assert [t["name"] for t in tools] == TOOL_NAMES == list(TOOLS)
     by_name = {t["name"]: t for t in tools}
     recall = by_name["memory_recall"]["inputSchema"]

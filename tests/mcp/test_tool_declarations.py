@@ -112,7 +112,9 @@ def test_every_tool_declares_true_hints_a_title_and_an_output_schema(mcp):
     assert len(set(titles)) == len(titles), titles
 
 
-def test_descriptions_speak_plainly_to_the_model(mcp):
+@pytest.mark.parametrize("every_tool", [True, False], ids=["full set", "default set"])
+def test_descriptions_speak_plainly_to_the_model(connect, key, every_tool):
+    mcp = connect(key, every_tool=every_tool)
     tools = mcp.tools()
     said: list[tuple[str, str]] = [("instructions", mcp.instructions() or "")]
     said += [(t.name, t.description) for t in mcp.templates()]

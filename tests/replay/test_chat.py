@@ -8,7 +8,7 @@ import pytest
 from memoryhub_client.chat import openai_tool_call, system_text, to_openai_messages
 from pydantic import BaseModel
 
-from tests.support.openai_chat import validate
+from tests.support.openai_chat import tool_call, validate
 
 CALL = {
     "id": "c1",
@@ -44,9 +44,17 @@ def test_each_role_maps_and_tool_calls_keep_their_ids():
 
 
 def test_an_assistant_text_beside_its_calls_is_kept():
-    converted = to_openai_messages([message("assistant", "Booking now.", tool_calls=[CALL])])
+    converted = to_openai_messages(
+        [
+            message("assistant", "Booking now.", tool_calls=[CALL]),
+            message("tool", "AF123", tool_call_id="c1"),
+        ]
+    )
 
-    assert converted == [{"role": "assistant", "content": "Booking now.", "tool_calls": [CALL]}]
+    assert converted == [
+        {"role": "assistant", "content": "Booking now.", "tool_calls": [CALL]},
+        {"role": "tool", "content": "AF123", "tool_call_id": "c1"},
+    ]
 
 
 @pytest.mark.parametrize(
@@ -214,3 +222,26 @@ def test_a_model_object_answer_is_read_by_its_attributes():
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "hi"},
     ]
+
+
+def test_function_names_take_openais_alphabet_and_a_repeated_id_keeps_its_first_call():
+    stored = [
+        message(
+            "assistant",
+            "",
+            tool_calls=[tool_call("c1", "mcp.git/push", "{}"), tool_call("c1", "other", "{}")],
+        ),
+        message("tool", "done", tool_call_id="c1"),
+    ]
+
+    converted = to_openai_messages(stored)
+
+    assert converted == [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [tool_call("c1", "mcp_git_push", "{}")],
+        },
+        {"role": "tool", "content": "done", "tool_call_id": "c1"},
+    ]
+    validate(converted)

@@ -71,7 +71,8 @@ def test_erasing_a_user_removes_their_rows_with_the_counts_created(
         _more_of(api, world, ALICE)
     created = {
         "sessions": 1,
-        "messages": 2 * len(ALICE.messages) + 2,  # and the request whose tool call failed
+        # and the request whose tool call failed, the failure, and the call recorded for it
+        "messages": 2 * len(ALICE.messages) + 3,
         "summaries": 1,
         "facts": 1,
         "fact_versions": FactVersion.objects.filter(

@@ -1,5 +1,6 @@
 """The one write path for sessions and messages. Modules: session_writes (create, update, clear,
-remove), message_append (append, mark consolidated), cursors (summary, flush, compaction's cut),
+remove), message_append (append, mark consolidated), tool_results (the append's rule: a tool
+message answers a call of its session), cursors (summary, flush, compaction's cut),
 pop (the newest message removed, before the lifecycle used it), session_erasure (a user's
 sessions). Import from this package."""
 

@@ -3,7 +3,7 @@
 import json
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, OperationalError, transaction
@@ -15,6 +15,7 @@ from apps.agents.config import AgentConfig
 from apps.agents.models import Agent
 from apps.conversations import working_memory
 from apps.conversations.models import Consolidation, Message, Role, Session, SessionMeta
+from apps.conversations.services.tool_results import check_tool_calls, check_tool_results
 from apps.core.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
 from apps.core.fields import to_utc
 from apps.providers.token_counts import count_tokens_batch
@@ -36,12 +37,14 @@ class NewMessage:
     metadata: dict[str, JsonValue] = field(default_factory=dict)
     idempotency_key: str | None = None
     is_error: bool = False  # a tool message reporting its call failed
+    # Set on the call the API records for a failing tool message appended without one.
+    recorded: bool = False
 
 
 @dataclass(frozen=True)
 class AppendResult:
     messages: list[Message]  # in request order; a repeated idempotency key gives the stored row
-    created: int
+    created: int  # of the request's messages (a call recorded for a failure is not counted)
     deduplicated: int
     # The rows this append stored (not deduplicated).
     created_ids: frozenset[uuid.UUID] = frozenset()
@@ -71,6 +74,9 @@ def _validate_batch(agent: Agent, messages: Sequence[NewMessage], max_batch: int
             raise InvalidInput(f"unknown role '{msg.role}'", loc=[*loc, "role"])
         if msg.is_error and msg.role != Role.TOOL:
             raise InvalidInput("is_error is for tool messages", loc=[*loc, "is_error"])
+        if msg.tool_calls and msg.role != Role.ASSISTANT:
+            raise InvalidInput("tool_calls are an assistant's", loc=[*loc, "tool_calls"])
+        check_tool_calls(msg.tool_calls, loc)
         if msg.content is None and not msg.tool_calls:
             raise InvalidInput(
                 "content is required (it may be null only with tool_calls)", loc=[*loc, "content"]
@@ -80,6 +86,43 @@ def _validate_batch(agent: Agent, messages: Sequence[NewMessage], max_batch: int
             raise PayloadTooLarge(
                 f"content is {size} bytes; the limit is {limit}", loc=[*loc, "content"]
             )
+
+
+# The metadata of the call the API records for a failing tool message appended without one.
+RECORDED = {"recorded_call": "a failing tool message was appended without the call it answers"}
+
+
+def _with_recorded_calls(messages: Sequence[NewMessage]) -> list[NewMessage]:
+    """`messages` with an assistant message calling its tool just before each failing tool
+    message that names no call, which then answers it. InvalidInput when such a failure
+    names no tool either."""
+    out: list[NewMessage] = []
+    for i, msg in enumerate(messages):
+        if msg.role == Role.TOOL and msg.is_error and not msg.tool_call_id:
+            if not msg.tool_name:
+                raise InvalidInput(
+                    "a failing tool message without tool_call_id needs tool_name",
+                    loc=["body", "messages", i, "tool_name"],
+                )
+            ident = f"call_{uuid.uuid4().hex[:24]}"
+            at, key = msg.created_at, msg.idempotency_key
+            function: dict[str, JsonValue] = {"name": msg.tool_name, "arguments": "{}"}
+            call: dict[str, JsonValue] = {"id": ident, "type": "function", "function": function}
+            out.append(
+                NewMessage(
+                    role=Role.ASSISTANT,
+                    content=None,
+                    tool_calls=[call],
+                    metadata=dict(RECORDED),
+                    recorded=True,
+                    # Just before the failure; a retried keyed failure finds its call by key.
+                    created_at=at - timedelta(microseconds=1) if at is not None else None,
+                    idempotency_key=f"{key[:190]}/call" if key else None,
+                )
+            )
+            msg = replace(msg, tool_call_id=ident)
+        out.append(msg)
+    return out
 
 
 def _timestamps(messages: Sequence[NewMessage]) -> list[datetime]:
@@ -101,9 +144,12 @@ DEADLOCK = "40P01"  # PostgreSQL's SQLSTATE for deadlock_detected
 def messages_append(
     *, session: Session, messages: Sequence[NewMessage], max_batch: int = 1000
 ) -> AppendResult:
-    """Append one or many messages atomically; a repeated idempotency key stores one row."""
+    """Append one or many messages atomically; a repeated idempotency key stores one row.
+    Each tool message answers an unanswered tool call of the session (tool_results.py); a
+    failing one without a call gets the call recorded just before it."""
     agent = session.agent
     _validate_batch(agent, messages, max_batch)
+    messages = _with_recorded_calls(messages)
     config = agent.config
     times = _timestamps(messages)
     tokens = count_tokens_batch([m.content or "" for m in messages])
@@ -174,16 +220,28 @@ def _append_once(
     }
     by_key: dict[str | None, Message] = dict(existing)  # keys: the messages' keys, never None
     to_create: list[Message] = []
+    positions: list[int] = []  # each new row's index in the request
     ordered: list[Message] = []
-    for msg, created_at, token_count in zip(messages, times, tokens, strict=True):
+    request_index = -1
+    for i, (msg, created_at, token_count) in enumerate(zip(messages, times, tokens, strict=True)):
+        if not msg.recorded:
+            request_index += 1
         if msg.idempotency_key and msg.idempotency_key in by_key:
-            ordered.append(by_key[msg.idempotency_key])
+            if not msg.recorded:
+                ordered.append(by_key[msg.idempotency_key])
             continue
+        failure_key = messages[i + 1].idempotency_key if msg.recorded else None
+        if failure_key and failure_key in by_key:
+            continue  # its failure is stored already: it answers the call stored with it
         row = _row(session, agent, config, msg, created_at, token_count)
         if msg.idempotency_key:
             by_key[msg.idempotency_key] = row
         to_create.append(row)
-        ordered.append(row)
+        positions.append(request_index + 1 if msg.recorded else request_index)
+        if not msg.recorded:
+            ordered.append(row)
+    check_tool_results(session, to_create, positions)
+    created_request = {m.id for m in ordered} & {m.id for m in to_create}
     Message.objects.bulk_create(to_create)
     if to_create:
         _count_hot_bytes(session, to_create)
@@ -192,8 +250,8 @@ def _append_once(
         schedule_embedding(corpus="messages", agent_id=session.agent_id)
     return AppendResult(
         messages=ordered,
-        created=len(to_create),
-        deduplicated=len(messages) - len(to_create),
+        created=len(created_request),
+        deduplicated=len(ordered) - len(created_request),
         created_ids=frozenset(m.id for m in to_create),
     )
 

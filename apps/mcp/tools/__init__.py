@@ -9,4 +9,19 @@ TOOLS: dict[str, Tool] = {
     for tool in module.TOOLS
 }
 
-__all__ = ["TOOLS", "Tool", "run"]
+# The default tool set (docs/mcp.md, "Two tool sets"): the tools a model needs turn by turn,
+# in their compact form. Every tool stays callable; `?tools=all` (or --all-tools) lists all.
+DEFAULT_TOOLS: tuple[str, ...] = (
+    "append_messages",
+    "get_context",
+    "memory_save",
+    "memory_recall",
+    "memory_search",
+    "search_chat_history",
+    "entry_add",
+    "entry_write",
+    "remember_error",
+    "search_error_memory",
+)
+
+__all__ = ["DEFAULT_TOOLS", "TOOLS", "Tool", "run"]

@@ -26,7 +26,8 @@ from apps.core.errors import ApplicationError, error_detail, validation_detail
 from apps.core.races import DETAIL as LOST_RACE
 from apps.core.races import is_vanished_reference
 from apps.core.validation import check_parsed
-from apps.mcp.tools.schema import input_schema, output_schema
+from apps.mcp.tools import words
+from apps.mcp.tools.schema import compact_schema, input_schema, output_schema, without
 
 logger = logging.getLogger(__name__)
 
@@ -80,12 +81,18 @@ def write(*, destructive: bool, idempotent: bool) -> Hints:
 @dataclass(frozen=True)
 class About:
     """What a client and its model read about a tool: a title, what it does (when to use
-    it, what it returns), each parameter's description by (dotted) name, and its hints."""
+    it, what it returns), each parameter's description by (dotted) name, and its hints.
+    `brief` is the description in the default tool set (docs/mcp.md, "Two tool sets")."""
 
     title: str
     description: str
     hints: Hints
     docs: Mapping[str, str] = field(default_factory=dict)
+    brief: str = ""
+    # Parameter descriptions of the default set, where the first sentence is not enough.
+    brief_docs: Mapping[str, str] = field(default_factory=dict)
+    # Optional parameters the default set leaves out of the schema (a call may send them).
+    brief_omits: tuple[str, ...] = ()
 
 
 def _reflowed(text: str) -> str:
@@ -109,13 +116,22 @@ class Tool:
     about: About
     answers: tuple[Endpoint, ...] = ()
 
-    def definition(self) -> types.Tool:
+    def definition(self, *, full: bool = True) -> types.Tool:
+        """The tool as tools/list shows it: in the full set, or in the default (compact)
+        one, with its brief description and compact input schema."""
         about = self.about
+        if full:
+            description, schema = about.description, input_schema(self.params, about.docs)
+        else:
+            docs = {path: words.BRIEF.get(text, text) for path, text in about.docs.items()}
+            schema = input_schema(self.params, {**docs, **about.brief_docs})
+            description = about.brief or about.description
+            schema = compact_schema(without(schema, about.brief_omits))
         return types.Tool(
             name=self.name,
             title=about.title,
-            description=_reflowed(about.description),
-            input_schema=input_schema(self.params, about.docs),
+            description=_reflowed(description),
+            input_schema=schema,
             output_schema=output_schema([self.endpoint, *self.answers]),
             annotations=about.hints.annotations(about.title),
         )

@@ -62,6 +62,11 @@ def _named(
 
 ADD = About(
     title="Create a note",
+    brief=(
+        "Create a note: a named text such as projects/trip.md (MEMORY.md and USER.md are notes "
+        "too). Fails if the name is taken; then use entry_write. Returns the entry."
+    ),
+    brief_omits=("kind", "index"),
     description="""
         Create an entry: a named text in your memory, such as notes, a list or a plan.
         Names look like file paths (projects/trip.md). The workspace documents are entries
@@ -111,6 +116,10 @@ ALIAS = About(
 
 WRITE = About(
     title="Replace a note's text",
+    brief=(
+        "Replace the whole text of an existing note, e.g. to update MEMORY.md: include "
+        "everything that should stay. Returns the entry."
+    ),
     description="""
         Replace the whole text of an existing entry, for example to update MEMORY.md or a
         plan. The entry then holds the new text alone, so include everything that should

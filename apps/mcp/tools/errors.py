@@ -44,6 +44,11 @@ _OUTCOME = (
 
 REMEMBER = About(
     title="Remember a tool failure",
+    brief=(
+        "Record a tool failure and what you tried (`strategy`), then its `outcome` and "
+        "`resolution`, so later sessions reuse a fix. Returns the record."
+    ),
+    brief_omits=("arguments", "context"),
     description="""
         Record a tool failure and what you tried about it, so that you and your later
         sessions avoid a failed approach and reuse a fix. Recording the same tool, error and
@@ -70,6 +75,10 @@ REMEMBER = About(
 
 SEARCH = About(
     title="Look up past tool failures",
+    brief=(
+        "Before retrying a failed tool, look up similar past failures: what was tried, how it "
+        "ended, what fixed it. Returns `items`, best first."
+    ),
     description="""
         Before retrying a tool that failed, look up similar failures: the records whose text
         contains the query or means something close to it, best first, for any tool or one.

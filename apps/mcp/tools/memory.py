@@ -8,6 +8,13 @@ from apps.memory.schemas import ContextIn, RecallIn, SaveIn, SearchIn
 
 SAVE = About(
     title="Remember a fact",
+    brief=(
+        "Save one fact to long-term memory (a preference, a decision, a date). A fact with the "
+        "same `key` or meaning is updated, not doubled. Returns the `fact` and `action` "
+        "(created, updated or reinforced)."
+    ),
+    brief_omits=("review",),
+    brief_docs={"session_id": "The session it comes from: then it is that session's user's."},
     description="""
         Save one fact to long-term memory: something you were told or found out, such as
         "The user's cat is called Whiskerino", a preference, a decision or a date.
@@ -43,6 +50,12 @@ SAVE = About(
 
 RECALL = About(
     title="Recall facts",
+    brief=(
+        "Find saved facts that answer a question, by meaning. Use it before answering anything "
+        "that depends on what you were told earlier. Returns `items`, best first, each a `fact` "
+        "with its `score`."
+    ),
+    brief_docs={"session_id": "Recall as in this session: your memory and its user's."},
     description="""
         Find the saved facts that answer a question, by meaning: first within the categories
         that match the question, then among all facts when those give too little. Use it
@@ -67,6 +80,10 @@ RECALL = About(
 
 SEARCH = About(
     title="Search all of memory",
+    brief=(
+        "Search everything at once (documents, notes, facts, learnings, history) by words and "
+        "meaning. Returns `items`, best first, each with `source`, `name`, `content` and `score`."
+    ),
     description="""
         Search everything you keep at once, by words and by meaning: the workspace
         documents (MEMORY.md, USER.md and the others), entries, facts, learnings and the
@@ -91,6 +108,18 @@ SEARCH = About(
 
 CONTEXT = About(
     title="Build the context for your next reply",
+    brief=(
+        "Call at the start of each turn and put the result in your prompt: your documents, "
+        "important facts, the session's relevant messages and, given `query`, dated passages of "
+        "past conversations, within a token budget."
+    ),
+    brief_docs={
+        "lifecycle": (
+            "When your context gets full: background (default) saves facts and compacts in the "
+            "background, wait does it first, off only reports it."
+        ),
+        "max_tokens": "The token budget (default: yours, often 8192).",
+    },
     description="""
         Assemble what you need for the next turn of a session, within a token budget: your
         workspace documents (SOUL.md, AGENTS.md, USER.md, MEMORY.md), the session's summary,

@@ -10,6 +10,11 @@ from apps.mcp.tools.base import READ, About, whole
 
 CHAT = About(
     title="Search past conversations",
+    brief=(
+        "Search past conversations for what was said, in all sessions or one. Returns `hits`, "
+        "best first, and `windows`: each hit among its neighbouring messages."
+    ),
+    brief_omits=("role", "after", "before", "metadata", "min_score"),
     description="""
         Search the messages of all your sessions, or of one, for what was said. `mode`:
         semantic (by meaning; the default), keyword (by words), hybrid (both, ranked

@@ -1,17 +1,12 @@
-"""Sessions: create_session, append_messages (creating the session for a new key, as an
-agent expects), get_window."""
+"""Sessions: create_session, append_messages (which, as the API, creates the session for a
+new key), get_window."""
 
-import uuid
-
-import pydantic
 from ninja import Status
 from pydantic import Field
 
 from apps.api import sessions as sessions_api
 from apps.api.registry import Endpoint
 from apps.conversations.schemas import SessionIn
-from apps.conversations.selectors import session_get
-from apps.core.errors import NotFound
 from apps.core.schemas import Input
 from apps.mcp.tools import words
 from apps.mcp.tools.base import READ, About, Tool, ToolRequest, on_path, part, whole, write
@@ -33,35 +28,8 @@ def on_session(name: str, endpoint: Endpoint, about: About) -> Tool:
     return on_path(name, endpoint, SessionRef, about, path="session_id")
 
 
-def _new_key(ref: str) -> SessionIn | None:
-    """POST /sessions's payload for `ref` when it can name a new session: not an id, and a
-    valid key; None otherwise."""
-    try:
-        uuid.UUID(ref)
-        return None
-    except ValueError:
-        pass
-    try:
-        return SessionIn.model_validate({"key": ref})
-    except pydantic.ValidationError:
-        return None
-
-
-def _ensure_session(request: ToolRequest, ref: str) -> None:
-    """A key the agent has not used yet becomes a session (POST /sessions with that key)."""
-    try:
-        session_get(agent=request.auth, ref=ref)
-    except NotFound:
-        payload = _new_key(ref)
-        if payload is None:
-            raise
-        # A user-bound key's new session is its user's (as POST /sessions with that key).
-        bound = payload.model_copy(update={"user": request.key_scope.user})
-        sessions_api.create_session(request, payload=bound)
-
-
 def _append(request: ToolRequest, args: AppendIn) -> Status[dict]:
-    _ensure_session(request, args.session_id)
+    # A key not used yet starts its session, in the endpoint itself (as over the API).
     return sessions_api.append_messages(
         request, session_id=args.session_id, payload=part(args, MessagesIn)
     )
@@ -95,6 +63,21 @@ CREATE = About(
 
 APPEND = About(
     title="Save conversation messages",
+    brief=(
+        "Save a turn's new messages to a session, all or none: after each turn. A key not used "
+        "yet starts a session. Returns the stored `messages`; for a tool result marked is_error, "
+        "`hints` from earlier failures."
+    ),
+    brief_omits=("messages.name", "messages.created_at"),
+    brief_docs={
+        "messages.idempotency_key": (
+            "Your id for the message, unique in the session: a retry with it is stored once."
+        ),
+        "messages.is_error": (
+            "Marks a failed tool result: it is remembered, and `hints` say what worked before."
+        ),
+        "messages.metadata": "A JSON object to keep with the message.",
+    },
     description="""
         Save one or more messages to a session, all or none. Call it after each turn with
         the new messages (the user's, yours, your tool calls and their results) so that
@@ -113,7 +96,8 @@ APPEND = About(
         "messages.role": "Who spoke: user, assistant, tool (a tool's result) or system.",
         "messages.content": "The text. Null only for an assistant message with tool_calls.",
         "messages.name": "The speaker's name, if any (as in OpenAI's chat format).",
-        "messages.tool_call_id": "For a tool result: the id of the call it answers.",
+        "messages.tool_call_id": "For a tool result: the id of the call it answers, a call "
+        "of this session (saved before, or earlier in this save) not answered yet.",
         "messages.tool_name": "For a tool result: the tool that ran.",
         "messages.tool_calls": "For an assistant message: the tool calls it made, as in "
         "OpenAI's chat format.",
@@ -127,7 +111,8 @@ APPEND = About(
         "sent again with the same key is stored once, so retrying a save never doubles it.",
         "messages.is_error": "Mark a tool result whose call failed: the failure is "
         "remembered, and `hints` in the answer say what worked or failed before with that "
-        "tool.",
+        "tool. A failure with no saved call: give tool_name and no tool_call_id, and the "
+        "call is recorded for it.",
     },
 )
 

@@ -40,3 +40,13 @@ SCOPE_ENTRY = (
 ENTRY_NAME = "The entry: its name or one of its aliases."
 
 CURSOR = "Leave it out for the first page; for the next one, pass the last answer's `next_cursor`."
+
+# The shared words in the default tool set (docs/mcp.md, "Two tool sets"), by full text.
+BRIEF = {
+    USER_READS: "One of your end users (your id for them, e.g. telegram:42): you see your "
+    "memory and theirs.",
+    ALL_USERS: "true: every end user's memory too. Not with `user` or a session.",
+    USER_SESSION: "The session's own end user, if you name one.",
+    USER_WRITES: "The end user this is for (your id for them): stored as theirs.",
+    SCOPE_WRITES: '"user" (the default with a user) or "agent" (yours, seen by every user).',
+}

@@ -17,8 +17,20 @@ class Command(BaseCommand):
         who = parser.add_mutually_exclusive_group(required=True)
         who.add_argument("--key", help="the agent's API key (mh_…)")
         who.add_argument("--agent", help="the agent's slug")
+        parser.add_argument(
+            "--all-tools",
+            action="store_true",
+            help="list every tool in full (default: the compact default set; docs/mcp.md)",
+        )
 
-    def handle(self, *args: str, key: str | None, agent: str | None, **options: object) -> None:
+    def handle(
+        self,
+        *args: str,
+        key: str | None,
+        agent: str | None,
+        all_tools: bool = False,
+        **options: object,
+    ) -> None:
         key_scope = UNSCOPED  # --agent: the operator's, unscoped
         if key is not None:
             api_key = key_for(key)
@@ -34,4 +46,4 @@ class Command(BaseCommand):
         self.stderr.write(
             f"memoryhub MCP server on stdio as agent '{found.slug}' ({key_scope.describe()})"
         )
-        serve_stdio(found, key_scope=key_scope)
+        serve_stdio(found, key_scope=key_scope, every_tool=all_tools)

@@ -139,7 +139,8 @@ def read(result: Any, *, stop: Callable[[list], bool] | None = None) -> Any:
 
 class SessionRef:
     """The memoryhub session a framework's session id names (a session key, or an id):
-    created on the first write (get-or-create by key), never by a read."""
+    created on the first write (get-or-create by key), and before each write when it has a
+    user or a title; never by a read."""
 
     def __init__(
         self, session_id: str, *, user: str | None = None, title: str | None = None
@@ -152,15 +153,18 @@ class SessionRef:
         }
         self._ready = False
 
+    # A session with a user (or a title) is created before every write: an append to a key
+    # that is gone (its user erased, the session deleted) would start it again as the
+    # agent's own, without its user (POST /sessions/{key}/messages creates a new key's).
     def ensure(self, hub: MemoryHub) -> None:
         if not self._ready:
             hub.sessions.create(key=self.session_id, **self._create)
-            self._ready = True
+            self._ready = not self._create
 
     async def aensure(self, clients: Clients) -> None:
         if not self._ready:
             await clients.run(lambda hub: hub.sessions.create(key=self.session_id, **self._create))
-            self._ready = True
+            self._ready = not self._create
 
     def forget(self) -> None:
         """The session is gone (deleted elsewhere): the next write creates it again."""

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import re
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, overload
@@ -33,6 +35,12 @@ T_co = TypeVar("T_co", covariant=True)
 OPERATIONS: dict[tuple[str, str], Operation[Any, Any]] = {}
 
 _PARAM = re.compile(r"\{(\w+)(:path)?\}")
+# The keyword `session=` of 2.1, renamed `session_id=` (the API's and MCP's name) in 2.2.0;
+# it goes in 2.3.0.
+SESSION_DEPRECATED = (
+    "session= is deprecated: use session_id= (the API's name); session= goes in "
+    "memoryhub-client 2.3.0"
+)
 IDEMPOTENT = frozenset({"GET", "PUT", "DELETE"})
 
 
@@ -119,6 +127,7 @@ class Operation(Generic[P, T_co]):
         self.build = build
         self.path = API_PREFIX + _PARAM.sub(r"{\1}", template)
         self.qualname = build.__qualname__
+        self.takes_session_id = "session_id" in inspect.signature(build).parameters
         functools.update_wrapper(self, build)  # type: ignore[arg-type]
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -128,6 +137,12 @@ class Operation(Generic[P, T_co]):
     def request(self, owner: Any, *args: Any, **kwargs: Any) -> Request[Any]:
         """The Request this method's arguments make; InvalidInput (status None) for an
         argument its request model refuses, before anything is sent."""
+        if self.takes_session_id and "session" in kwargs:
+            # stacklevel 3: the caller of the bound method (send or iterate calls this).
+            warnings.warn(SESSION_DEPRECATED, DeprecationWarning, stacklevel=3)
+            if "session_id" in kwargs:
+                raise TypeError(f"{self.qualname}() got both session= and session_id=")
+            kwargs["session_id"] = kwargs.pop("session")
         try:
             call = self.build(owner, *args, **kwargs)
         except ValidationError as exc:

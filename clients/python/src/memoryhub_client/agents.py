@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from agents.memory import Session, SessionSettings
-from agents.memory.session_settings import resolve_session_limit
+from agents.memory.session_settings import coerce_session_settings, resolve_session_limit
 
 from memoryhub_client import AsyncMemoryHub, MemoryHub
 from memoryhub_client._adapters import Clients, SessionRef
@@ -59,6 +59,8 @@ class MemoryHubSession:
     folded that message into a summary, compaction or consolidation.
 
     `client` may be an AsyncMemoryHub, or a MemoryHub (its calls then run in a thread).
+    `session_settings` (SessionSettings, or a dict of its fields) gives `get_items` its
+    default `limit`; a dict is coerced as the SDK's own sessions do, unknown keys refused.
 
     It implements the SDK's `Session` protocol structurally, as the SDK asks of third-party
     sessions (its SessionABC is for the SDK's own).
@@ -74,10 +76,15 @@ class MemoryHubSession:
         client: AsyncMemoryHub | MemoryHub | None = None,
         user: str | None = None,
         title: str | None = None,
-        session_settings: SessionSettings | None = None,
+        session_settings: SessionSettings | dict[str, Any] | None = None,
     ) -> None:
         self.session_id = session_id
-        self.session_settings = session_settings or SessionSettings()
+        # As the SDK's own sessions: a dict becomes SessionSettings, an unknown key is refused.
+        self.session_settings = (
+            coerce_session_settings(session_settings)
+            if session_settings is not None
+            else SessionSettings()
+        )
         self._session = SessionRef(session_id, user=user, title=title)
         self._clients = Clients(client)
 

@@ -17,6 +17,13 @@ conversations, quoted as text under their header lines: they are evidence, not t
 this conversation, so they are never replayed as chat turns). Then the session's
 `messages`, oldest first, each as its role's chat message. A /window answer is replayed the
 same way, its `summary` and `recap` in the system message.
+
+The list always follows OpenAI's tool rules, even for a history stored before memoryhub
+enforced them (issue 41): each tool result comes right after the call it answers (the newest
+call with its id before it); a call with no result gets one saying that no result was
+recorded; a result with no call before it gets the call recorded for it, as memoryhub
+records one for a failure appended without a call (an assistant message calling its
+`tool_name`, or "unknown_tool", with no arguments), so the result is kept, in its place.
 """
 
 import json
@@ -25,12 +32,15 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-__all__ = ["openai_tool_call", "system_text", "to_openai_messages"]
+__all__ = ["NO_RESULT", "openai_tool_call", "system_text", "to_openai_messages"]
 
 ROLES = ("system", "user", "assistant", "tool")
 # OpenAI rejects a message `name` outside this alphabet, or longer than 64 characters.
 _NAME_REJECTED = re.compile(r"[^A-Za-z0-9_-]")
 NAME_MAX = 64
+# The result of a call that has none in the history.
+NO_RESULT = "No result was recorded for this tool call."
+UNKNOWN_TOOL = "unknown_tool"
 HEADINGS = {
     "summary": "Summary of the conversation so far",
     "recap": "Recap of the messages before these",
@@ -64,6 +74,7 @@ def openai_tool_call(call: Any) -> dict[str, Any]:
         arguments = _get(call, "arguments", _get(call, "args"))
     if not ident or not name:
         raise ValueError(f"a tool call needs an id and a function name: {call!r}")
+    name = _name(name) or UNKNOWN_TOOL  # OpenAI's alphabet for function names too
     if arguments is None:
         arguments = "{}"
     elif not isinstance(arguments, str):
@@ -71,7 +82,7 @@ def openai_tool_call(call: Any) -> dict[str, Any]:
     return {
         "id": str(ident),
         "type": "function",
-        "function": {"name": str(name), "arguments": arguments},
+        "function": {"name": name, "arguments": arguments},
     }
 
 
@@ -100,14 +111,71 @@ def _chat_message(message: Any) -> dict[str, Any]:
         return out  # OpenAI's tool messages carry no name (tool_name is memoryhub's)
     out = {"role": role, "content": content or ""}
     if role == "assistant":
-        calls = [openai_tool_call(c) for c in _tool_calls(message)]
+        calls: dict[str, dict[str, Any]] = {}
+        for call in _tool_calls(message):
+            found = openai_tool_call(call)
+            calls.setdefault(found["id"], found)  # an id twice in a message: its first call
         if calls:
             out["content"] = content or None  # memoryhub stores a null content as ""
-            out["tool_calls"] = calls
+            out["tool_calls"] = list(calls.values())
     name = _name(_get(message, "name"))
     if name:
         out["name"] = name
     return out
+
+
+class _Turn:
+    """An assistant message with tool calls, and the results found for them."""
+
+    def __init__(self, message: dict[str, Any]) -> None:
+        self.message = message
+        self.results: dict[str, dict[str, Any]] = {}
+
+    def ids(self) -> list[str]:
+        return [c["id"] for c in self.message.get("tool_calls", [])]
+
+    def chat(self) -> list[dict[str, Any]]:
+        """The call, then a result for each of its calls, in the calls' order."""
+        missing = {"role": "tool", "content": NO_RESULT}
+        return [
+            self.message,
+            *(self.results.get(i, {**missing, "tool_call_id": i}) for i in self.ids()),
+        ]
+
+
+def _recorded_call(message: Any, result: dict[str, Any], at: int) -> _Turn:
+    """The call a result without one answers: as memoryhub records it for a failure."""
+    ident = result.get("tool_call_id") or f"call_unrecorded_{_get(message, 'id') or at}"
+    name = _name(_get(message, "tool_name")) or UNKNOWN_TOOL
+    function = {"name": name, "arguments": "{}"}
+    call: dict[str, Any] = {"id": str(ident), "type": "function", "function": function}
+    turn = _Turn({"role": "assistant", "content": None, "tool_calls": [call]})
+    turn.results[call["id"]] = {**result, "tool_call_id": call["id"]}
+    return turn
+
+
+def _chat_messages(messages: Iterable[Any]) -> list[dict[str, Any]]:
+    """The messages as chat messages, each tool result right after its call (the newest call
+    with its id before it, while unanswered), each call answered."""
+    items: list[_Turn | dict[str, Any]] = []
+    latest: dict[str, _Turn] = {}  # call id -> the newest turn making that call
+    for at, message in enumerate(messages):
+        chat = _chat_message(message)
+        if chat["role"] == "tool":
+            turn = latest.get(chat.get("tool_call_id", ""))
+            if turn is not None and chat["tool_call_id"] not in turn.results:
+                turn.results[chat["tool_call_id"]] = chat
+                continue
+            turn = _recorded_call(message, chat, at)
+            items.append(turn)  # in its place: the result is not moved, its call is added
+            continue
+        if "tool_calls" not in chat:
+            items.append(chat)
+            continue
+        turn = _Turn(chat)
+        latest.update(dict.fromkeys(turn.ids(), turn))
+        items.append(turn)
+    return [m for item in items for m in (item.chat() if isinstance(item, _Turn) else [item])]
 
 
 def _clock(value: Any) -> str:
@@ -185,9 +253,9 @@ def to_openai_messages(
     windows (or summary and recap) are used unless `system` or `memory` is given. `system`:
     text, or /context's `system` object; with `memory`, one system message comes first.
     Roles map one to one; an assistant's tool calls take OpenAI's shape (null content when
-    it has none); a tool message keeps its `tool_call_id`; `name` is kept on the roles
-    OpenAI allows it on, in its alphabet. ValueError for an unknown role or a tool call
-    without an id or a name.
+    it has none); a tool message keeps its `tool_call_id` and follows its call, and the tool
+    rules hold (the module's docstring); `name` is kept on the roles OpenAI allows it on, in
+    its alphabet. ValueError for an unknown role or a tool call without an id or a name.
     """
     if _is_answer(messages):
         answer = messages
@@ -199,4 +267,4 @@ def to_openai_messages(
             memory = _get(answer, "memory")
     text = system_text(system, memory)
     head = [{"role": "system", "content": text}] if text else []
-    return head + [_chat_message(m) for m in messages]
+    return head + _chat_messages(messages)

@@ -74,15 +74,15 @@ class _Hub(Bound[M]):
         self.agent: AgentResource[M] = AgentResource(transport)
 
     @http.get("/sessions/{session_id}/window")
-    def window(self, session: str) -> Call[Window]:
+    def window(self, session_id: str) -> Call[Window]:
         """The session's hot window: recent messages with their tool calls, the rolling
         summary, compaction markers."""
-        return Call(Window, path={"session_id": session})
+        return Call(Window, path={"session_id": session_id})
 
     @http.post("/context")
     def context(
         self,
-        session: str,
+        session_id: str,
         *,
         query: str | None = None,
         max_tokens: int | None = None,
@@ -94,7 +94,7 @@ class _Hub(Bound[M]):
         windows within `max_tokens`, with usage figures (`Context.openai_messages()` turns it
         into an OpenAI chat list)."""
         body = ContextIn(
-            session_id=session,
+            session_id=session_id,
             **given(
                 query=query,
                 max_tokens=max_tokens,
@@ -112,7 +112,7 @@ class _Hub(Bound[M]):
         *,
         mode: SearchMode | None = None,
         k: int | None = None,
-        session: str | None = None,
+        session_id: str | None = None,
         user: str | None = None,
         all_users: bool = False,
         role: str | Sequence[str] | None = None,
@@ -122,7 +122,7 @@ class _Hub(Bound[M]):
         min_score: float | None = None,
     ) -> Call[SearchResult]:
         """Search the agent's messages (semantic by default; keyword, hybrid or contains): in
-        one session with `session`, one end user's with `user`, every user's with
+        one session with `session_id`, one end user's with `user`, every user's with
         `all_users=True`; with none of these, the agent's own messages (sessions without a
         user) alone. A read, so it is retried like a GET."""
         role_value = role if role is None or isinstance(role, str) else list(role)
@@ -131,7 +131,7 @@ class _Hub(Bound[M]):
             **given(
                 mode=mode,
                 k=k,
-                session_id=session,
+                session_id=session_id,
                 user=user,
                 all_users=all_users or None,
                 role=role_value,

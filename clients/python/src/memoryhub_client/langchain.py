@@ -10,14 +10,18 @@ session whose key is `session_id`:
 `name` travels as memoryhub's `name` (a ToolMessage's as `tool_name`). What memoryhub has no
 field for (a message's LangChain id, additional_kwargs, response_metadata, usage_metadata, a
 ToolMessage's artifact, list content, a ChatMessage's own role) is kept under the message's
-metadata key "langchain", so every message reads back as it was added. A message memoryhub
-holds without that key reads back with memoryhub's message id as its id.
+metadata key "langchain", so every message reads back as it was added: a message added
+without an id reads back without one, as LangChain's own histories give it back. memoryhub's
+own message ids are not LangChain ids (`MemoryHub.messages.list` lists them). A
+FunctionMessage (a legacy tool result, naming no call) answers a call recorded for it just
+before it, as memoryhub requires of a tool message; that call reads back as nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,6 +45,8 @@ __all__ = ["MemoryHubChatMessageHistory", "from_memoryhub", "to_memoryhub"]
 
 # The message metadata key holding what memoryhub has no field for.
 METADATA_KEY = "langchain"
+# Its "type" on the call recorded for a FunctionMessage.
+RECORDED_CALL = "recorded_call"
 _CHAT_ROLES = {
     "user": "user",
     "human": "user",
@@ -83,7 +89,7 @@ class MemoryHubChatMessageHistory(BaseChatMessageHistory):
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
         """Every message of the session, oldest first."""
         try:
-            return [from_memoryhub(m) for m in self._clients.sync.messages.list(self.session_id)]
+            return _read(self._clients.sync.messages.list(self.session_id))
         except NotFound:
             return []
 
@@ -92,13 +98,13 @@ class MemoryHubChatMessageHistory(BaseChatMessageHistory):
             found = await self._clients.run(lambda hub: hub.messages.list(self.session_id))
         except NotFound:
             return []
-        return [from_memoryhub(m) for m in found]
+        return _read(found)
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         """Append `messages` in one atomic request (all are stored, or none)."""
         if not messages:
             return
-        batch = [to_memoryhub(m) for m in messages]
+        batch = _batch(messages)
         hub = self._clients.sync
         self._session.ensure(hub)
         try:
@@ -111,7 +117,7 @@ class MemoryHubChatMessageHistory(BaseChatMessageHistory):
     async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
         if not messages:
             return
-        batch = [to_memoryhub(m) for m in messages]
+        batch = _batch(messages)
         await self._session.aensure(self._clients)
         try:
             await self._clients.run(lambda hub: hub.messages.append(self.session_id, batch))
@@ -131,6 +137,22 @@ class MemoryHubChatMessageHistory(BaseChatMessageHistory):
 
 
 # --- LangChain message -> memoryhub message ----------------------------------------------
+
+
+def _batch(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
+    """The append's body: each message's item, a FunctionMessage's after the call recorded
+    for it (memoryhub stores a tool result only as the answer to a call)."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        item = to_memoryhub(message)
+        if isinstance(message, FunctionMessage):
+            ident = f"call_{uuid.uuid4().hex[:24]}"
+            call = _openai_call(ident, message.name or "function", "{}")
+            out.append({"role": "assistant", "content": None, "tool_calls": [call],
+                        "metadata": {METADATA_KEY: {"type": RECORDED_CALL}}})  # fmt: skip
+            item["tool_call_id"] = ident
+        out.append(item)
+    return out
 
 
 def to_memoryhub(message: BaseMessage) -> dict[str, Any]:
@@ -203,13 +225,23 @@ def _openai_call(call_id: str | None, name: str | None, arguments: str | None) -
 # --- memoryhub message -> LangChain message ----------------------------------------------
 
 
+def _read(messages: Any) -> list[BaseMessage]:
+    """The LangChain messages of memoryhub's, without the calls recorded for FunctionMessages."""
+    out = []
+    for message in messages:
+        extra = (message.metadata or {}).get(METADATA_KEY)
+        if not (isinstance(extra, dict) and extra.get("type") == RECORDED_CALL):
+            out.append(from_memoryhub(message))
+    return out
+
+
 def from_memoryhub(message: Any) -> BaseMessage:
     """A memoryhub message (a `memoryhub_client` Message) as the LangChain message it was."""
     extra = (message.metadata or {}).get(METADATA_KEY)
     extra = extra if isinstance(extra, dict) else {}
     common: dict[str, Any] = {
         "content": extra.get("content", message.content),
-        "id": extra.get("id", str(message.id)),
+        "id": extra.get("id"),
         "additional_kwargs": extra.get("additional_kwargs", {}),
         "response_metadata": extra.get("response_metadata", {}),
     }

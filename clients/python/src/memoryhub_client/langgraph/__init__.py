@@ -20,20 +20,34 @@ agent's), but they are not X's until moved (`adopt_user_items()`).
 
 What maps and what does not:
 - get, put, delete, list_namespaces: exactly, within one memoryhub agent (the key's).
-- search with `query`: memoryhub's keyword search over entries (BM25 on name and content;
-  memoryhub does not embed entries, so no meaning-only match); hits are kept within the
+- search with `query`, and the store built with `index={"dims": ..., "embed": ...}` (LangGraph's
+  IndexConfig; `fields`, or langgraph-checkpoint-sqlite's `text_fields`, name the JSON paths
+  indexed, "$" the whole value): semantic search with the caller's embedder, ranked in the
+  client (vectors.py): every item under the prefix the op's user sees, `filter` applied,
+  best cosine similarity of its indexed texts first (`score`), items put with index=False
+  last with score None, then offset/limit. memoryhub does not embed entries itself yet, so
+  `index` without `embed` is a ValueError.
+- search with `query`, no `index`: memoryhub's keyword search over entries (BM25 on name and
+  content; no meaning-only match); hits are kept within the
   namespace prefix, `filter` applied, then offset/limit. `score` is the BM25 score. The
   keyword search looks at the best 200 entries the op's user sees, so a prefix of few hits
   among many matching entries elsewhere can come back short.
 - search without `query`: the items under the prefix, most recently updated first,
-  `filter` applied ($eq, $ne, $gt, $gte, $lt, $lte and nested objects), then offset/limit.
+  `filter` applied ($eq, $ne, $gt, $gte, $lt, $lte and nested objects; a dotted key that
+  is no key of the value reads nested ones), then offset/limit. Filters run in the client:
+  any JSON key is a filter key, none is refused.
 - `put(..., index=False)`: the entry is written with memoryhub's `index: false`, which keeps
   it out of every memoryhub search (this store's query searches included); it is still
-  listed by a search without query. `index=[fields]` indexes the whole value, as None does.
+  listed by a search without query, and ranked last (score None) by a semantic search.
+  `index=[fields]`: the keyword search indexes the whole value, as None does; a semantic
+  search ranks the item by those fields (remembered by the store object that put it).
+- Sync and async: one store has both; its sync methods block (they work inside an event
+  loop, where AsyncSqliteStore's refuse with InvalidStateError).
 - TTL: not supported (`supports_ttl` is False): memoryhub keeps entries until removed.
 - Batches: reads see the store as it was before the batch's writes, and of several puts of
-  one item the last wins, as LangGraph's own stores do. Ops are separate requests: a batch
-  is not atomic.
+  one item the last wins, as LangGraph's own stores do. A batch with an invalid namespace is
+  refused whole, before any request. Ops are separate requests: a batch is not atomic, and
+  thousands of ops are thousands of requests.
 - Names are at most 200 characters (255 bytes) in memoryhub: longer paths are refused.
 """
 
@@ -47,6 +61,7 @@ from typing import Any
 from langgraph.store.base import (
     BaseStore,
     GetOp,
+    IndexConfig,
     Item,
     ListNamespacesOp,
     Op,
@@ -54,6 +69,7 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
+    validate_op_namespace,
 )
 
 from memoryhub_client import AsyncMemoryHub, MemoryHub
@@ -80,6 +96,7 @@ from memoryhub_client.langgraph.users import (
     compile_rule,
     concrete_prefix,
 )
+from memoryhub_client.langgraph.vectors import VectorIndex, ranked
 
 __all__ = ["DEFAULT_RULE", "MemoryHubStore", "entry_name", "parse_name"]
 
@@ -106,6 +123,7 @@ class MemoryHubStore(BaseStore):
         prefix: str = "",
         user: str | None = None,
         user_from_namespace: Rule = DEFAULT_RULE,
+        index: IndexConfig | None = None,
     ) -> None:
         self.prefix = prefix.strip("/")
         if self.prefix and not valid_prefix(self.prefix):
@@ -115,6 +133,9 @@ class MemoryHubStore(BaseStore):
         self.user = user
         self._rule = compile_rule(user_from_namespace)
         self._clients = Clients(client)
+        self._index = VectorIndex(index) if index else None
+        self.index_config = self._index.config if self._index else None
+        self.embeddings = self._index.embeddings if self._index else None
 
     def user_of(self, namespace: tuple[str, ...]) -> str | None:
         """The end user an op on `namespace` acts for (None: the agent): the store's user,
@@ -154,6 +175,8 @@ class MemoryHubStore(BaseStore):
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)
+        for op in ops:  # the whole batch is refused before any request
+            validate_op_namespace(op)
         hub = self._clients.sync
         results: list[Result] = []
         listings: dict[str | None, list[Any]] = {}  # per user: the store's entries, read once
@@ -164,7 +187,15 @@ class MemoryHubStore(BaseStore):
                 results.append(self._get(found, op, user))
             elif isinstance(op, SearchOp):
                 user = self.user_of(op.namespace_prefix)
-                if op.query:
+                if op.query and self._index is not None:
+                    if user not in listings:
+                        listings[user] = self._listing(read(list_entries(hub, user)), user)
+                    names = [
+                        s.name for s in under(listings[user], op.namespace_prefix, self.prefix)
+                    ]
+                    found = self._contents(hub, names, user)
+                    results.append(self._semantic(names, found, op, user))
+                elif op.query:
                     hits = search_entries(hub, query=op.query, user=user).items
                     results.append(self._ranked(hits, op, user))
                 else:
@@ -187,6 +218,8 @@ class MemoryHubStore(BaseStore):
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)
+        for op in ops:  # the whole batch is refused before any request
+            validate_op_namespace(op)
         run = self._clients.run
         results: list[Result] = []
         listings: dict[str | None, list[Any]] = {}
@@ -197,7 +230,17 @@ class MemoryHubStore(BaseStore):
                 results.append(self._get(found, op, user))
             elif isinstance(op, SearchOp):
                 user = self.user_of(op.namespace_prefix)
-                if op.query:
+                if op.query and self._index is not None:
+                    if user not in listings:
+                        listings[user] = self._listing(
+                            await run(partial(list_entries, user=user)), user
+                        )
+                    names = [
+                        s.name for s in under(listings[user], op.namespace_prefix, self.prefix)
+                    ]
+                    found_all = await self._acontents(names, user)
+                    results.append(await self._asemantic(names, found_all, op, user))
+                elif op.query:
                     page = await run(partial(search_entries, query=op.query, user=user))
                     results.append(self._ranked(page.items, op, user))
                 else:
@@ -255,6 +298,8 @@ class MemoryHubStore(BaseStore):
 
     def _put(self, hub: MemoryHub, op: PutOp, owner: str | None) -> None:
         name = self._name(op.namespace, op.key)
+        if self._index is not None:
+            self._index.remember_put(name, op.index)
         if op.value is None:
             with contextlib.suppress(NotFound):
                 hub.entries.delete(name, user=owner)
@@ -272,6 +317,8 @@ class MemoryHubStore(BaseStore):
     async def _aput(self, op: PutOp, owner: str | None) -> None:
         run = self._clients.run
         name = self._name(op.namespace, op.key)
+        if self._index is not None:
+            self._index.remember_put(name, op.index)
         if op.value is None:
             with contextlib.suppress(NotFound):
                 await run(lambda hub: hub.entries.delete(name, user=owner))
@@ -339,6 +386,67 @@ class MemoryHubStore(BaseStore):
             if item is not None:
                 items.append(item)
         return items[op.offset : op.offset + op.limit]
+
+    # -- semantic search (index=...: vectors.py) -----------------------------------------------
+
+    def _candidates(
+        self, names: list[str], found: dict[str, Any], op: SearchOp, user: str | None
+    ) -> list[tuple[SearchItem, list[str]]]:
+        """The items a semantic search ranks (under the prefix, filtered), each with its
+        indexed texts (none for an entry written with index false)."""
+        assert self._index is not None
+        out = []
+        for name in names:
+            entry = found.get(name)
+            item = self._search_item(entry, op, user) if entry is not None else None
+            if item is not None:
+                indexed = getattr(entry, "index", True)
+                out.append((item, self._index.texts(name, item.value) if indexed else []))
+        return out
+
+    def _scored(
+        self,
+        candidates: list[tuple[SearchItem, list[str]]],
+        query_vector: list[float],
+        op: SearchOp,
+    ) -> list[SearchItem]:
+        assert self._index is not None
+        scored = [(self._index.score(query_vector, texts), item) for item, texts in candidates]
+        page = ranked(scored)[op.offset : op.offset + op.limit]
+        return [
+            SearchItem(
+                namespace=item.namespace,
+                key=item.key,
+                value=item.value,
+                created_at=item.created_at,
+                updated_at=item.updated_at,
+                score=score,
+            )
+            for score, item in page
+        ]
+
+    def _semantic(
+        self, names: list[str], found: dict[str, Any], op: SearchOp, user: str | None
+    ) -> list[SearchItem]:
+        assert self._index is not None
+        assert op.query
+        candidates = self._candidates(names, found, op, user)
+        missing = self._index.missing([t for _, texts in candidates for t in texts])
+        if missing:
+            self._index.keep(missing, self._index.embeddings.embed_documents(missing))
+        return self._scored(candidates, self._index.embeddings.embed_query(op.query), op)
+
+    async def _asemantic(
+        self, names: list[str], found: dict[str, Any], op: SearchOp, user: str | None
+    ) -> list[SearchItem]:
+        assert self._index is not None
+        assert op.query
+        candidates = self._candidates(names, found, op, user)
+        missing = self._index.missing([t for _, texts in candidates for t in texts])
+        if missing:
+            self._index.keep(missing, await self._index.embeddings.aembed_documents(missing))
+        query_vector = await self._index.embeddings.aembed_query(op.query)
+        return self._scored(candidates, query_vector, op)
 
     def _page_names(self, listing: list[Any], op: SearchOp) -> list[str]:
         """The entries a search without query reads: under the prefix, newest first; only

@@ -22,7 +22,20 @@ def namespace_matches(condition: MatchCondition, namespace: tuple[str, ...]) -> 
 
 
 def value_matches(value: dict[str, Any], filter: dict[str, Any]) -> bool:
-    return all(_compare(value.get(k), expected) for k, expected in filter.items())
+    return all(_compare(_at(value, k), expected) for k, expected in filter.items())
+
+
+def _at(value: dict[str, Any], key: str) -> Any:  # Any: a JSON value
+    """The value's `key`; a dotted key that is no key of it reads nested objects, as
+    LangGraph's SQL stores do ({"user.level": 1} matches {"user": {"level": 1}})."""
+    if key in value or "." not in key:
+        return value.get(key)
+    found: Any = value  # Any: a JSON value
+    for part in key.split("."):
+        if not isinstance(found, dict) or part not in found:
+            return None
+        found = found[part]
+    return found
 
 
 def _compare(actual: Any, expected: Any) -> bool:

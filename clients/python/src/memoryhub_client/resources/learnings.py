@@ -44,7 +44,7 @@ class Errors(Bound[M]):
         strategy: str | None = None,
         outcome: Outcome | None = None,
         resolution: str | None = None,
-        session: str | None = None,
+        session_id: str | None = None,
         user: str | None = None,
     ) -> Call[ErrorRecord]:
         """Record a failure (the same failure again counts a hit on the record). Every
@@ -58,7 +58,7 @@ class Errors(Bound[M]):
                 strategy=strategy,
                 outcome=outcome,
                 resolution=resolution,
-                session_id=session,
+                session_id=session_id,
                 user=user,
             ),
         )
@@ -94,13 +94,13 @@ class Errors(Bound[M]):
         tool_name: str | None = None,
         k: int | None = None,
         user: str | None = None,
-        session: str | None = None,
+        session_id: str | None = None,
         all_users: bool = False,
     ) -> Call[ErrorSearchResult]:
         """Earlier failures like this one, best first. A read: retried like a GET."""
         body = ErrorSearchIn(
             query=query,
-            **given(tool_name=tool_name, k=k, user=user, session_id=session,
+            **given(tool_name=tool_name, k=k, user=user, session_id=session_id,
                     all_users=all_users or None),
         )  # fmt: skip
         return Call(ErrorSearchResult, body=body, retry=True)
@@ -148,13 +148,13 @@ class Learnings(Bound[M]):
         *,
         source: Literal["agent", "user"] | None = None,
         scope: Literal["agent", "user"] | None = None,
-        session: str | None = None,
+        session_id: str | None = None,
         user: str | None = None,
     ) -> Call[Learning]:
         body = LearningIn(
             content=content,
             kind=kind,
-            **given(source=source, scope=scope, session_id=session, user=user),
+            **given(source=source, scope=scope, session_id=session_id, user=user),
         )
         return Call(Learning, body=body)
 

@@ -30,7 +30,7 @@ class Memory(Bound[M]):
         category: str | None = None,
         importance: float | None = None,
         scope: Literal["agent", "user"] | None = None,
-        session: str | None = None,
+        session_id: str | None = None,
         user: str | None = None,
         review: bool | None = None,
     ) -> Call[SaveResult]:
@@ -42,7 +42,7 @@ class Memory(Bound[M]):
                 category=category,
                 importance=importance,
                 scope=scope,
-                session_id=session,
+                session_id=session_id,
                 user=user,
                 review=review,
             ),
@@ -56,7 +56,7 @@ class Memory(Bound[M]):
         *,
         k: int | None = None,
         category: str | None = None,
-        session: str | None = None,
+        session_id: str | None = None,
         user: str | None = None,
         all_users: bool = False,
     ) -> Call[RecallResult]:
@@ -67,7 +67,7 @@ class Memory(Bound[M]):
             **given(
                 k=k,
                 category=category,
-                session_id=session,
+                session_id=session_id,
                 user=user,
                 all_users=all_users or None,
             ),
@@ -80,7 +80,7 @@ class Memory(Bound[M]):
         query: str,
         *,
         k: int | None = None,
-        session: str | None = None,
+        session_id: str | None = None,
         user: str | None = None,
         all_users: bool = False,
     ) -> Call[MemorySearchResult]:
@@ -88,6 +88,6 @@ class Memory(Bound[M]):
         list, each hit labelled with its source. A read: retried like a GET."""
         body = SearchIn(
             query=query,
-            **given(k=k, session_id=session, user=user, all_users=all_users or None),
+            **given(k=k, session_id=session_id, user=user, all_users=all_users or None),
         )
         return Call(MemorySearchResult, body=body, retry=True)

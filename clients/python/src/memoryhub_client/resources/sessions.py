@@ -1,6 +1,7 @@
 """/sessions: sessions, their messages, and the lifecycle's operations on a session.
 
-A `session` argument is a session's id or its key (the server accepts either)."""
+A `session_id` argument is a session's id or its key (the server accepts either), as in
+the API; `session=` is its deprecated old name (_call.py)."""
 
 from __future__ import annotations
 
@@ -63,9 +64,9 @@ class Sessions(Bound[M]):
         return Call(Session, body=body, retry=key is not None)
 
     @http.get("/sessions/{session_id}")
-    def get(self, session: str) -> Call[Session]:
+    def get(self, session_id: str) -> Call[Session]:
         """The session with this id or key (NotFound when the agent has none)."""
-        return Call(Session, path={"session_id": session})
+        return Call(Session, path={"session_id": session_id})
 
     @http.listing("/sessions")
     def list(
@@ -79,46 +80,46 @@ class Sessions(Bound[M]):
     @http.patch("/sessions/{session_id}")
     def update(
         self,
-        session: str,
+        session_id: str,
         *,
         title: str | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> Call[Session]:
         """Change the title and/or replace the metadata; what is not given stays."""
         body = SessionPatch(**given(title=title, metadata=metadata))
-        return Call(Session, path={"session_id": session}, body=body)
+        return Call(Session, path={"session_id": session_id}, body=body)
 
     @http.delete("/sessions/{session_id}")
-    def delete(self, session: str) -> Call[None]:
+    def delete(self, session_id: str) -> Call[None]:
         """Delete the session with its messages, markers, summary and archives."""
-        return Call(None, path={"session_id": session})
+        return Call(None, path={"session_id": session_id})
 
     @http.post("/sessions/{session_id}/reset")
-    def reset(self, session: str) -> Call[ResetResult]:
+    def reset(self, session_id: str) -> Call[ResetResult]:
         """Consolidate, archive what that did not cover, then delete the messages; the
         rolling summary survives."""
-        return Call(ResetResult, path={"session_id": session})
+        return Call(ResetResult, path={"session_id": session_id})
 
     @http.post("/sessions/{session_id}/summarize")
-    def summarize(self, session: str) -> Call[SummaryResult]:
+    def summarize(self, session_id: str) -> Call[SummaryResult]:
         """Fold what left the window into the rolling summary now."""
-        return Call(SummaryResult, path={"session_id": session})
+        return Call(SummaryResult, path={"session_id": session_id})
 
     @http.post("/sessions/{session_id}/compact")
-    def compact(self, session: str) -> Call[CompactResult]:
+    def compact(self, session_id: str) -> Call[CompactResult]:
         """Compact now: the oldest messages go to an archive entry behind a marker."""
-        return Call(CompactResult, path={"session_id": session})
+        return Call(CompactResult, path={"session_id": session_id})
 
     @http.post("/sessions/{session_id}/flush")
-    def flush(self, session: str) -> Call[RunsResult]:
+    def flush(self, session_id: str) -> Call[RunsResult]:
         """Store the facts of the oldest window messages now."""
-        return Call(RunsResult, path={"session_id": session})
+        return Call(RunsResult, path={"session_id": session_id})
 
     @http.post("/sessions/{session_id}/consolidate")
-    def consolidate(self, session: str, *, keep: int | None = None) -> Call[RunsResult]:
+    def consolidate(self, session_id: str, *, keep: int | None = None) -> Call[RunsResult]:
         """Consolidate now (history entry, MEMORY.md); `keep` leaves the newest messages."""
         query = ConsolidateQuery(**given(keep=keep))
-        return Call(RunsResult, path={"session_id": session}, query=query)
+        return Call(RunsResult, path={"session_id": session_id}, query=query)
 
 
 class Messages(Bound[M]):
@@ -126,17 +127,17 @@ class Messages(Bound[M]):
 
     @http.post("/sessions/{session_id}/messages")
     def append(
-        self, session: str, messages: Sequence[NewMessage | Mapping[str, Any]]
+        self, session_id: str, messages: Sequence[NewMessage | Mapping[str, Any]]
     ) -> Call[AppendResult]:
         """Append messages atomically (all or none). Each gets an idempotency_key when it has
         none, so the append is retried on 429, 503 and lost connections without doubles."""
         body = with_idempotency_keys(messages)
-        return Call(AppendResult, path={"session_id": session}, body=body, retry=True)
+        return Call(AppendResult, path={"session_id": session_id}, body=body, retry=True)
 
     @http.listing("/sessions/{session_id}/messages")
     def list(
         self,
-        session: str,
+        session_id: str,
         *,
         order: Literal["asc", "desc"] | None = None,
         role: Role | Sequence[Role] | None = None,
@@ -150,10 +151,10 @@ class Messages(Bound[M]):
         query = MessageQuery(
             **given(order=order, role=roles, after=after, before=before, limit=limit)
         )
-        return Call(MessagePage, path={"session_id": session}, query=query)
+        return Call(MessagePage, path={"session_id": session_id}, query=query)
 
     @http.post("/sessions/{session_id}/messages/pop")
-    def pop(self, session: str, *, user: str | None = None) -> Call[Message]:
+    def pop(self, session_id: str, *, user: str | None = None) -> Call[Message]:
         """Remove the session's last message and return it (NotFound when it has none)."""
         query = PopQuery(**given(user=user))
-        return Call(Message, path={"session_id": session}, query=query)
+        return Call(Message, path={"session_id": session_id}, query=query)
