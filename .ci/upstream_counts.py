@@ -1,6 +1,7 @@
 """Print each framework's own suite's counts (tests/upstream) in each CI run's JUnit file:
 `<backend>  <framework's file>: N passed, N failed, N skipped (N on memoryhub)`, then every
-skip's reason. "On memoryhub": the tests whose body builds a memoryhub history or session (a
+skip's reason, and the tests deselected (tests/upstream/langgraph/deselected.py). "On
+memoryhub": the tests whose body builds a memoryhub history or session (a
 `# memoryhub:` line, or LangChain's history factory); the others test the framework's own
 code (its SQLite sessions' storage, its base classes) and run unchanged. Exits non-zero when
 a suite is missing, a test failed, or a skip gives no reason."""
@@ -9,6 +10,9 @@ import ast
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: tests.*
+from tests.upstream.langgraph.deselected import DESELECTED
 
 # JUnit classname prefix -> the upstream file it was adapted from (tests/upstream/README.md).
 SUITES = {
@@ -25,7 +29,19 @@ SUITES = {
     "tests.upstream.agents.test_async_sqlite_session": (
         "openai-agents 0.24.0 tests/extensions/memory/test_async_sqlite_session.py"
     ),
+    "tests.upstream.langgraph.checkpoint.test_store": (
+        "langgraph-checkpoint 4.3.2 tests/test_store.py"
+    ),
+    "tests.upstream.langgraph.checkpoint_sqlite.test_store": (
+        "langgraph-checkpoint-sqlite 3.1.2 tests/test_store.py"
+    ),
+    "tests.upstream.langgraph.checkpoint_sqlite.test_async_store": (
+        "langgraph-checkpoint-sqlite 3.1.2 tests/test_async_store.py"
+    ),
 }
+# What builds a memoryhub object in a test's body: LangChain's history factory, or one of
+# the LangGraph suites' stores (their `store` fixture is a MemoryHubStore too).
+BUILDS = ("_get_get_session_history(", "InMemoryStore(", "create_vector_store(", "_store(")
 
 
 def on_memoryhub(module: str) -> set[str]:
@@ -36,7 +52,8 @@ def on_memoryhub(module: str) -> set[str]:
     for node in ast.parse(source).body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             body = "\n".join(lines[node.lineno - 1 : node.end_lineno])
-            if "# memoryhub:" in body or "_get_get_session_history(" in body:
+            takes_store = any(a.arg == "store" for a in node.args.args)
+            if "# memoryhub:" in body or takes_store or any(b in body for b in BUILDS):
                 found.add(node.name)
     return found
 
@@ -82,5 +99,13 @@ def report(path: str) -> int:
     return problems
 
 
+def deselected() -> None:
+    """Print the upstream tests deselected, with why (InMemoryStore fails them too)."""
+    for name, reason in DESELECTED.items():
+        print(f"deselected tests/upstream/langgraph/{name}: {reason}")
+
+
 if __name__ == "__main__":
-    sys.exit(1 if sum(report(p) for p in sys.argv[1:]) else 0)
+    problems = sum(report(p) for p in sys.argv[1:])
+    deselected()
+    sys.exit(1 if problems else 0)

@@ -13,6 +13,7 @@ from apps.agents.schemas import ReadFor, ScopedWrite
 from apps.agents.users import Audience
 from apps.api.registry import PathRest, Router
 from apps.api.request import AuthedRequest
+from apps.core.errors import NotFound
 from apps.core.pagination import Page, decode_id_cursor
 from apps.entries import schemas, selectors, services
 from apps.entries.models import Entry
@@ -26,7 +27,14 @@ def _owner(call: ScopedWrite) -> str:
 
 
 def _fresh(request: AuthedRequest, entry: Entry) -> Entry:
-    return selectors.entry_get(agent=request.auth, ref=entry.name, audience=Audience(entry.user))
+    """The entry as written, read again with its aliases; when a concurrent request has
+    removed it since this write committed, the write's own row (the write did happen)."""
+    try:
+        return selectors.entry_get(
+            agent=request.auth, ref=entry.name, audience=Audience(entry.user)
+        )
+    except NotFound:
+        return entry
 
 
 @router.post("/entries", response={201: schemas.EntryOut})
@@ -45,10 +53,13 @@ def add_entry(request: AuthedRequest, payload: schemas.EntryIn) -> Status[Entry]
 
 @router.get("/entries", response=schemas.EntryPage)
 def list_entries(request: AuthedRequest, query: Query[schemas.ListQuery]) -> Page[Entry]:
-    """Entries in id (insert) order, without content; `cursor` is a page's next_cursor."""
+    """Entries in id (insert) order, with content when `content` is true; `prefix` keeps
+    the names starting with it; `cursor` is a page's next_cursor."""
     return selectors.entries_page(
         agent=request.auth,
         kind=query.kind,
+        prefix=query.prefix,
+        with_content=query.content,
         limit=query.limit,
         after_id=decode_id_cursor(query.cursor, model=Entry),
         audience=read_audience(user=query.user, all_users=query.all_users, where="query"),
@@ -89,13 +100,15 @@ def get_entry(request: AuthedRequest, name: PathRest, query: Query[ReadFor]) -> 
 @router.put("/entries/{name}", response=schemas.EntryOut)
 def write_entry(request: AuthedRequest, name: PathRest, payload: schemas.EntryWrite) -> Entry:
     """Write: replace an entry's content; the old content is kept in its change log.
-    `index` (when given) puts the entry in every search, or leaves it out."""
+    `index` (when given) puts the entry in every search, or leaves it out; `create` adds a
+    missing entry (a note) instead of a 404."""
     entry = services.entry_write(
         agent=request.auth,
         ref=name,
         content=payload.content,
         owner=_owner(payload),
         index=payload.index,
+        create=payload.create,
     )
     return _fresh(request, entry)
 

@@ -17,7 +17,10 @@ class EntryFilters(Input):
 
 
 class ListQuery(IdPageQuery, EntryFilters, ReadFor):  # GET /entries
-    pass
+    prefix: str = Field(
+        "", max_length=255, description="Only entries whose name starts with it: 'notes/'."
+    )
+    content: bool = Field(False, description="true: each entry with its content.")
 
 
 class SearchQuery(ReadFor):  # GET /entries/search
@@ -42,6 +45,9 @@ class EntryWrite(ScopedWrite):
     content: str
     index: bool | None = Field(
         None, description="true or false: searched, or left out of every search; absent: kept."
+    )
+    create: bool = Field(
+        False, description="true: a missing entry is added (a note), as POST /entries would."
     )
 
 
@@ -83,6 +89,7 @@ class EntrySummary(Owned):
     name: str
     aliases: list[str]
     kind: str
+    content: str | None = Field(None, description="With content=true only.")
     bytes: int
     needs_compression: bool
     index: bool = Field(True, description="false: left out of every search.")
@@ -92,6 +99,11 @@ class EntrySummary(Owned):
     resolve_aliases = staticmethod(EntryOut.resolve_aliases)
     resolve_bytes = staticmethod(EntryOut.resolve_bytes)
     resolve_index = staticmethod(EntryOut.resolve_index)
+
+    @staticmethod
+    def resolve_content(obj: Entry) -> str | None:
+        # entries_page's annotation: None unless the listing asked for content.
+        return getattr(obj, "listed_content", None)
 
 
 class EntryPage(Schema):

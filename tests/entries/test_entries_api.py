@@ -309,6 +309,58 @@ def test_list_is_in_id_order_with_a_cursor(api):
     assert rest["next_cursor"] is None
 
 
+def test_list_by_prefix_with_content(api):
+    for name, content in [("store/a/k.json", "{}"), ("store/b.json", "[]"), ("storex.md", "x"),
+                          ("notes/store/c.md", "y")]:  # fmt: skip
+        add(api, name, content)
+
+    with_content = api.get("/entries", {"prefix": "store/", "content": "true"}).json()
+    without = api.get("/entries", {"prefix": "store/"}).json()
+
+    assert [(e["name"], e["content"]) for e in with_content["items"]] == [
+        ("store/a/k.json", "{}"),
+        ("store/b.json", "[]"),
+    ]
+    assert [(e["name"], e["content"]) for e in without["items"]] == [
+        ("store/a/k.json", None),
+        ("store/b.json", None),
+    ]
+    # A prefix is a plain start of the name: LIKE's wildcards match only themselves.
+    assert api.get("/entries", {"prefix": "stor_/"}).json()["items"] == []
+    assert api.get("/entries", {"prefix": "x" * 256}).status_code == 422
+
+
+def test_write_with_create_adds_a_missing_entry_and_writes_an_existing_one(api, agent):
+    created = put(api, "items/k.json", {"content": "v1", "create": True})
+    written = put(api, "items/k.json", {"content": "v2", "create": True})
+    missing = put(api, "items/other.json", {"content": "v1"})
+    unsafe = put(api, "../x.json", {"content": "v1", "create": True})
+
+    assert (created.status_code, created.json()["content"], created.json()["kind"]) == (
+        200,
+        "v1",
+        "note",
+    )
+    assert (written.status_code, written.json()["id"]) == (200, created.json()["id"])
+    assert missing.status_code == 404
+    assert unsafe.status_code == 422
+    entry = Entry.objects.get(agent=agent)
+    assert (entry.name, entry.content) == ("items/k.json", "v2")
+    actions = (
+        EntryChange.objects.filter(agent=agent)
+        .order_by("id")
+        .values_list("action", "previous_content")
+    )
+    assert list(actions) == [("add", ""), ("write", "v1")]
+
+
+def test_write_with_create_and_index_false_adds_an_unindexed_entry(api, agent):
+    response = put(api, "items/hidden.json", {"content": "zebra", "create": True, "index": False})
+
+    assert response.json()["index"] is False
+    assert api.get("/entries/search", {"q": "zebra"}).json()["items"] == []
+
+
 def test_memory_md_past_8192_bytes_is_flagged_for_compression(api, agent):
     add(api, "MEMORY.md", "x" * 8192)
     assert api.get("/entries/MEMORY.md").json()["needs_compression"] is False

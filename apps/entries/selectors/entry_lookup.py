@@ -3,7 +3,7 @@
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import F, Prefetch, Q, QuerySet, TextField, Value
 
 from apps.agents.models import Agent
 from apps.agents.users import AGENT, Audience
@@ -50,11 +50,19 @@ def entries_page(
     after_id: int | None,
     limit: int,
     audience: Audience,
+    prefix: str = "",
+    with_content: bool = False,
 ) -> Page[Entry]:
-    """Entries `audience` sees in id order (the monotonic insert order), `limit` per page."""
+    """Entries `audience` sees in id order (the monotonic insert order), `limit` per page;
+    only names starting with `prefix`; each with `listed_content` (None unless
+    `with_content`)."""
     qs = _with_aliases(Entry.objects.filter(audience.q(), agent=agent))
     if kind:
         qs = qs.filter(kind=kind)
+    if prefix:
+        qs = qs.filter(name__startswith=prefix)
+    listed = F("content") if with_content else Value(None, output_field=TextField())
+    qs = qs.annotate(listed_content=listed)
     return id_paginate(qs, after_id=after_id, limit=limit)
 
 

@@ -280,12 +280,22 @@ def entry_write(
     reason: str = "",
     owner: str = AGENT,
     index: bool | None = None,
+    create: bool = False,
 ) -> Entry:
     """Write: replace the content of `owner`'s entry, keeping the new content as a version.
-    `index` True or False puts the entry in every search or leaves it out; None keeps it."""
+    `index` True or False puts the entry in every search or leaves it out; None keeps it.
+    With `create`, a missing entry is added as a note, under the same lock (an upsert)."""
     content = _check_content(agent, content, loc=["body", "content"])
     lock_agent(agent)
-    entry = _resolve_locked(agent, ref, owner)
+    try:
+        entry = _resolve_locked(agent, ref, owner)
+    except NotFound:
+        if not create:
+            raise
+        name = _check_name(ref, loc=["path", "name"])
+        return _insert(
+            agent, owner, name, content, Kind.NOTE, None, changed_by, index=index is not False
+        )
     if index is not None:
         entry.unindexed = None if index else True
     _rewrite(agent, entry, content, changed_by, reason)

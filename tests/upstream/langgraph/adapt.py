@@ -7,33 +7,34 @@ import re
 from pathlib import Path
 
 M = "  # memoryhub: "
-SKIPS = {
-    "test_sql_injection_vulnerability": "expects SqliteStore's refusal of filter keys unsafe in its SQL: MemoryHubStore filters in the client, where any JSON key is a filter key (langgraph docstring: search, `filter`)",
-    "test_no_running_loop": "MemoryHubStore is one store for sync and async use: its sync methods block and work inside an event loop (langgraph docstring: 'Sync and async'), where AsyncSqliteStore's raise InvalidStateError",
-    "test_large_batches_async": "a load test of 6000 ops: every MemoryHubStore op is its own HTTP request (langgraph docstring: 'Ops are separate requests'), minutes on the live test server",
-    "test_vector_store_initialization": "reads SqliteStore's own vector tables through store.conn: MemoryHubStore keeps items as memoryhub entries, in no client-side database (langgraph docstring)",
+# Both params of upstream's stores ("memory", "file") name a SQLite file: each builds the
+# same MemoryHubStore here, so one of them runs.
+ONE_PARAM = (r'params=\["memory", "file"\]', 'params=["memory"]')
+ONE_PARAM_WHY = "one param: both build the same MemoryHubStore (memoryhub has no file)"
+# Tests one CI run runs (tests/conftest.py's backend markers): the other skips them.
+MARKS = {
+    "test_large_batches_async": (
+        "@pytest.mark.postgres",
+        "a load test of 6,000 requests (minutes): the PostgreSQL run runs it, the SQLite run skips it",
+    ),
 }
 
 
-def adapt(src: str, dst: str, rules: list, skips: tuple = ()) -> None:
+def adapt(src: str, dst: str, rules: list) -> None:
     out = []
     used = dict.fromkeys(range(len(rules)), 0)
     lines = Path(src).read_text().split("\n")
     for n, line in enumerate(lines):
         nxt = lines[n + 1] if n + 1 < len(lines) else ""
         test = re.match(r"(async )?def (test_\w+)\(", line)
-        if test and test.group(2) in skips:
-            out.append(
-                f"@pytest.mark.skip(reason={SKIPS[test.group(2)]!r})"
-                + M
-                + "skipped: see the reason"
-            )
+        if test and test.group(2) in MARKS:
+            mark, why = MARKS[test.group(2)]
+            out.append(mark + M + why)
         if line.startswith("@pytest.fixture") and nxt.startswith("async def "):
-            out.append(
-                line.replace("@pytest.fixture", "@pytest_asyncio.fixture")
-                + M
-                + "an async fixture: pytest-asyncio's decorator (strict mode here, auto upstream)"
-            )
+            why = "an async fixture: pytest-asyncio's decorator (strict mode here, auto upstream)"
+            if re.search(ONE_PARAM[0], line):
+                line, why = re.sub(*ONE_PARAM, line), f"{why}; {ONE_PARAM_WHY}"
+            out.append(line.replace("@pytest.fixture", "@pytest_asyncio.fixture") + M + why)
             continue
         for i, (pat, rep, why) in enumerate(rules):
             if re.search(pat, line):
@@ -86,13 +87,13 @@ def main() -> None:
                 "memoryhub_store()",
                 "a MemoryHubStore of the live server",
             ),
+            (*ONE_PARAM, ONE_PARAM_WHY),
             (
                 r"^(\s*)store\.setup\(\)$",
                 r"\1pass",
                 "a MemoryHubStore has nothing to set up (was: store.setup())",
             ),
         ],
-        skips=("test_vector_store_initialization", "test_sql_injection_vulnerability"),
     )
     adapt(
         "upstream/checkpoint_sqlite/test_async_store.py",
@@ -123,13 +124,13 @@ def main() -> None:
                 r"\1index=index_config",
                 "memoryhub has no connection string",
             ),
+            (*ONE_PARAM, ONE_PARAM_WHY),
             (
                 r"^(\s*)await store\.setup\(\)$",
                 r"\1pass",
                 "a MemoryHubStore has nothing to set up (was: await store.setup())",
             ),
         ],
-        skips=("test_no_running_loop", "test_large_batches_async"),
     )
 
 

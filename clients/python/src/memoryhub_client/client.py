@@ -34,6 +34,9 @@ from memoryhub_client.resources.memory import Memory
 from memoryhub_client.resources.sessions import Messages, Sessions
 
 DEFAULT_TIMEOUT = 30.0
+# Requests in flight per client (httpx's default is 100: as many server threads and
+# database connections as PostgreSQL's default max_connections).
+MAX_CONNECTIONS = 10
 SearchMode = Literal["semantic", "keyword", "hybrid", "contains"]
 
 
@@ -53,9 +56,17 @@ class _Hub(Bound[M]):
         max_retries: int = 3,
         backoff: float = 0.5,
         max_wait: float = 60.0,
+        max_connections: int = MAX_CONNECTIONS,
     ) -> None:
         base, headers = settings(url, key)
-        client = self._http_client(base_url=base, headers=headers, timeout=timeout)
+        # A bound on requests in flight: thousands of concurrent calls (an asyncio.gather of
+        # store ops) queue here instead of opening a server thread and database connection each.
+        limits = httpx.Limits(
+            max_connections=max_connections, max_keepalive_connections=max_connections
+        )
+        # `timeout` is per attempt: waiting for a free connection is not part of it.
+        timeouts = httpx.Timeout(timeout, pool=None)
+        client = self._http_client(base_url=base, headers=headers, timeout=timeouts, limits=limits)
         policy = Policy(max_retries=max_retries, backoff=backoff, max_wait=max_wait)
         transport = self._transport_type(client, policy)
         super().__init__(transport)
@@ -152,7 +163,8 @@ class _Hub(Bound[M]):
 class MemoryHub(_Hub[Sync]):
     """The blocking client. `url` defaults to MEMORYHUB_URL (else http://127.0.0.1:8000),
     `key` to MEMORYHUB_KEY; `timeout` is per attempt, in seconds; a retryable call is
-    attempted at most 1 + max_retries times (see Policy). Close it, or use `with`."""
+    attempted at most 1 + max_retries times (see Policy); at most `max_connections` requests
+    are in flight at once. Close it, or use `with`."""
 
     _http_client = httpx.Client
     _transport_type = SyncTransport

@@ -24,7 +24,7 @@ from langgraph.store.sqlite.base import SqliteIndexConfig
 from tests.upstream.langgraph.checkpoint_sqlite.test_store import CharacterEmbeddings  # memoryhub: upstream's tests/ package is this directory
 
 
-@pytest_asyncio.fixture(scope="function", params=["memory", "file"])  # memoryhub: an async fixture: pytest-asyncio's decorator (strict mode here, auto upstream)
+@pytest_asyncio.fixture(scope="function", params=["memory"])  # memoryhub: an async fixture: pytest-asyncio's decorator (strict mode here, auto upstream); one param: both build the same MemoryHubStore (memoryhub has no file)
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[AsyncSqliteStore]:
     """Create an AsyncSqliteStore for testing."""
     if request.param == "memory":
@@ -70,7 +70,7 @@ async def create_vector_store(
         yield store
 
 
-@pytest.fixture(scope="function", params=["memory", "file"])
+@pytest.fixture(scope="function", params=["memory"])  # memoryhub: one param: both build the same MemoryHubStore (memoryhub has no file)
 def conn_string(request: pytest.FixtureRequest) -> Generator[str, None, None]:
     if request.param == "memory":
         yield ":memory:"
@@ -83,7 +83,6 @@ def conn_string(request: pytest.FixtureRequest) -> Generator[str, None, None]:
             os.unlink(temp_file.name)
 
 
-@pytest.mark.skip(reason="MemoryHubStore is one store for sync and async use: its sync methods block and work inside an event loop (langgraph docstring: 'Sync and async'), where AsyncSqliteStore's raise InvalidStateError")  # memoryhub: skipped: see the reason
 async def test_no_running_loop(store: AsyncSqliteStore) -> None:
     """Test that sync methods raise proper errors in the main thread."""
     with pytest.raises(asyncio.InvalidStateError):
@@ -100,7 +99,7 @@ async def test_no_running_loop(store: AsyncSqliteStore) -> None:
         store.batch([PutOp(namespace=("foo", "bar"), key="baz", value={"val": "baz"})])
 
 
-@pytest.mark.skip(reason="a load test of 6000 ops: every MemoryHubStore op is its own HTTP request (langgraph docstring: 'Ops are separate requests'), minutes on the live test server")  # memoryhub: skipped: see the reason
+@pytest.mark.postgres  # memoryhub: a load test of 6,000 requests (minutes): the PostgreSQL run runs it, the SQLite run skips it
 async def test_large_batches_async(store: AsyncSqliteStore) -> None:
     """Test processing large batch operations asynchronously."""
     N = 100

@@ -47,7 +47,10 @@ What maps and what does not:
 - Batches: reads see the store as it was before the batch's writes, and of several puts of
   one item the last wins, as LangGraph's own stores do. A batch with an invalid namespace is
   refused whole, before any request. Ops are separate requests: a batch is not atomic, and
-  thousands of ops are thousands of requests.
+  thousands of ops are thousands of requests (a client keeps at most `max_connections` in
+  flight). A put is one upsert (`PUT /entries/{name}` with `create`); a search without
+  query or a semantic search reads its namespace's entries with their contents in one
+  request per 500 items; a get is one request.
 - Names are at most 200 characters (255 bytes) in memoryhub: longer paths are refused.
 """
 
@@ -84,12 +87,11 @@ from memoryhub_client.langgraph.calls import (
     list_entries,
     search_entries,
     sort_time,
-    under,
     visible,
     within,
 )
 from memoryhub_client.langgraph.filters import namespace_matches, value_matches
-from memoryhub_client.langgraph.names import entry_name, parse_name, valid_prefix
+from memoryhub_client.langgraph.names import entry_name, folder, parse_name, valid_prefix
 from memoryhub_client.langgraph.users import (
     DEFAULT_RULE,
     Rule,
@@ -97,6 +99,9 @@ from memoryhub_client.langgraph.users import (
     concrete_prefix,
 )
 from memoryhub_client.langgraph.vectors import VectorIndex, ranked
+
+# A listing a batch reads once: (user, name folder, with content).
+Listing = tuple[str | None, str, bool]
 
 __all__ = ["DEFAULT_RULE", "MemoryHubStore", "entry_name", "parse_name"]
 
@@ -179,7 +184,14 @@ class MemoryHubStore(BaseStore):
             validate_op_namespace(op)
         hub = self._clients.sync
         results: list[Result] = []
-        listings: dict[str | None, list[Any]] = {}  # per user: the store's entries, read once
+        listings: dict[Listing, list[Any]] = {}  # each listing read once per batch
+
+        def listed(user: str | None, space: tuple[str, ...], content: bool) -> list[Any]:
+            at = (user, folder(space, prefix=self.prefix), content)
+            if at not in listings:
+                listings[at] = self._listing(read(list_entries(hub, *at)), user)
+            return listings[at]
+
         for op in ops:
             if isinstance(op, GetOp):
                 user = self.user_of(op.namespace)
@@ -188,26 +200,16 @@ class MemoryHubStore(BaseStore):
             elif isinstance(op, SearchOp):
                 user = self.user_of(op.namespace_prefix)
                 if op.query and self._index is not None:
-                    if user not in listings:
-                        listings[user] = self._listing(read(list_entries(hub, user)), user)
-                    names = [
-                        s.name for s in under(listings[user], op.namespace_prefix, self.prefix)
-                    ]
-                    found = self._contents(hub, names, user)
-                    results.append(self._semantic(names, found, op, user))
+                    listing = listed(user, op.namespace_prefix, True)
+                    results.append(self._semantic(listing, op, user))
                 elif op.query:
                     hits = search_entries(hub, query=op.query, user=user).items
                     results.append(self._ranked(hits, op, user))
                 else:
-                    if user not in listings:
-                        listings[user] = self._listing(read(list_entries(hub, user)), user)
-                    names = self._page_names(listings[user], op)
-                    results.append(self._listed(names, self._contents(hub, names, user), op, user))
+                    results.append(self._listed(listed(user, op.namespace_prefix, True), op, user))
             elif isinstance(op, ListNamespacesOp):
                 user = self._listing_user(op)
-                if user not in listings:
-                    listings[user] = self._listing(read(list_entries(hub, user)), user)
-                results.append(self._namespaces(listings[user], op))
+                results.append(self._namespaces(listed(user, (), False), op))
             elif isinstance(op, PutOp):
                 results.append(None)
             else:
@@ -222,7 +224,17 @@ class MemoryHubStore(BaseStore):
             validate_op_namespace(op)
         run = self._clients.run
         results: list[Result] = []
-        listings: dict[str | None, list[Any]] = {}
+        listings: dict[Listing, list[Any]] = {}
+
+        async def listed(user: str | None, space: tuple[str, ...], content: bool) -> list[Any]:
+            name_start = folder(space, prefix=self.prefix)
+            at = (user, name_start, content)
+            if at not in listings:
+                call = partial(list_entries, user=user, folder=name_start, content=content)
+                summaries = await run(call)
+                listings[at] = self._listing(summaries, user)
+            return listings[at]
+
         for op in ops:
             if isinstance(op, GetOp):
                 user = self.user_of(op.namespace)
@@ -231,33 +243,17 @@ class MemoryHubStore(BaseStore):
             elif isinstance(op, SearchOp):
                 user = self.user_of(op.namespace_prefix)
                 if op.query and self._index is not None:
-                    if user not in listings:
-                        listings[user] = self._listing(
-                            await run(partial(list_entries, user=user)), user
-                        )
-                    names = [
-                        s.name for s in under(listings[user], op.namespace_prefix, self.prefix)
-                    ]
-                    found_all = await self._acontents(names, user)
-                    results.append(await self._asemantic(names, found_all, op, user))
+                    listing = await listed(user, op.namespace_prefix, True)
+                    results.append(await self._asemantic(listing, op, user))
                 elif op.query:
                     page = await run(partial(search_entries, query=op.query, user=user))
                     results.append(self._ranked(page.items, op, user))
                 else:
-                    if user not in listings:
-                        listings[user] = self._listing(
-                            await run(partial(list_entries, user=user)), user
-                        )
-                    names = self._page_names(listings[user], op)
-                    found_all = await self._acontents(names, user)
-                    results.append(self._listed(names, found_all, op, user))
+                    listing = await listed(user, op.namespace_prefix, True)
+                    results.append(self._listed(listing, op, user))
             elif isinstance(op, ListNamespacesOp):
                 user = self._listing_user(op)
-                if user not in listings:
-                    listings[user] = self._listing(
-                        await run(partial(list_entries, user=user)), user
-                    )
-                results.append(self._namespaces(listings[user], op))
+                results.append(self._namespaces(await listed(user, (), False), op))
             elif isinstance(op, PutOp):
                 results.append(None)
             else:
@@ -305,13 +301,8 @@ class MemoryHubStore(BaseStore):
                 hub.entries.delete(name, user=owner)
             return
         content, index = content_of(op)
-        try:
-            written = hub.entries.write(name, content, index=index, user=owner)
-        except NotFound:
-            try:
-                written = hub.entries.add(name, content, index=index, user=owner)
-            except Conflict:  # added meanwhile by another writer: this put replaces it
-                written = hub.entries.write(name, content, index=index, user=owner)
+        # One upsert under the server's lock: two puts of one new item never race.
+        written = hub.entries.write(name, content, index=index, user=owner, create=True)
         check_owner(written, owner)
 
     async def _aput(self, op: PutOp, owner: str | None) -> None:
@@ -324,26 +315,16 @@ class MemoryHubStore(BaseStore):
                 await run(lambda hub: hub.entries.delete(name, user=owner))
             return
         content, index = content_of(op)
-        try:
-            written = await run(
-                lambda hub: hub.entries.write(name, content, index=index, user=owner)
-            )
-        except NotFound:
-            try:
-                written = await run(
-                    lambda hub: hub.entries.add(name, content, index=index, user=owner)
-                )
-            except Conflict:
-                written = await run(
-                    lambda hub: hub.entries.write(name, content, index=index, user=owner)
-                )
+        written = await run(
+            lambda hub: hub.entries.write(name, content, index=index, user=owner, create=True)
+        )
         check_owner(written, owner)
 
     # -- search and list_namespaces -----------------------------------------------------------
 
     def _listing(self, summaries: Iterable[Any], user: str | None) -> list[Any]:
-        """The store's entry summaries `user` sees (no content), one per name (theirs before
-        the agent's), most recently updated first."""
+        """The store's entries `user` sees (with content when the listing asked for it), one
+        per name (theirs before the agent's), most recently updated first."""
         found: dict[str, Any] = {}
         for s in summaries:
             if parse_name(s.name, prefix=self.prefix) is None or not visible(s, user):
@@ -351,20 +332,6 @@ class MemoryHubStore(BaseStore):
             if s.name not in found or s.user is not None:
                 found[s.name] = s
         return sorted(found.values(), key=lambda s: sort_time(s.updated_at), reverse=True)
-
-    async def _alisting(self, user: str | None) -> list[Any]:
-        return self._listing(await self._clients.run(partial(list_entries, user=user)), user)
-
-    def _contents(self, hub: MemoryHub, names: list[str], user: str | None) -> dict[str, Any]:
-        return {n: e for n in names if (e := get_or_none(hub, n, user)) is not None}
-
-    async def _acontents(self, names: list[str], user: str | None) -> dict[str, Any]:
-        out = {}
-        for name in names:
-            entry = await self._aget_entry(name, user)
-            if entry is not None:
-                out[name] = entry
-        return out
 
     async def _aget_entry(self, name: str, user: str | None) -> Any:
         try:
@@ -390,18 +357,17 @@ class MemoryHubStore(BaseStore):
     # -- semantic search (index=...: vectors.py) -----------------------------------------------
 
     def _candidates(
-        self, names: list[str], found: dict[str, Any], op: SearchOp, user: str | None
+        self, listing: list[Any], op: SearchOp, user: str | None
     ) -> list[tuple[SearchItem, list[str]]]:
         """The items a semantic search ranks (under the prefix, filtered), each with its
         indexed texts (none for an entry written with index false)."""
         assert self._index is not None
         out = []
-        for name in names:
-            entry = found.get(name)
-            item = self._search_item(entry, op, user) if entry is not None else None
+        for entry in listing:
+            item = self._search_item(entry, op, user)
             if item is not None:
-                indexed = getattr(entry, "index", True)
-                out.append((item, self._index.texts(name, item.value) if indexed else []))
+                texts = self._index.texts(entry.name, item.value) if entry.index else []
+                out.append((item, texts))
         return out
 
     def _scored(
@@ -425,44 +391,32 @@ class MemoryHubStore(BaseStore):
             for score, item in page
         ]
 
-    def _semantic(
-        self, names: list[str], found: dict[str, Any], op: SearchOp, user: str | None
-    ) -> list[SearchItem]:
+    def _semantic(self, listing: list[Any], op: SearchOp, user: str | None) -> list[SearchItem]:
         assert self._index is not None
         assert op.query
-        candidates = self._candidates(names, found, op, user)
+        candidates = self._candidates(listing, op, user)
         missing = self._index.missing([t for _, texts in candidates for t in texts])
         if missing:
             self._index.keep(missing, self._index.embeddings.embed_documents(missing))
         return self._scored(candidates, self._index.embeddings.embed_query(op.query), op)
 
     async def _asemantic(
-        self, names: list[str], found: dict[str, Any], op: SearchOp, user: str | None
+        self, listing: list[Any], op: SearchOp, user: str | None
     ) -> list[SearchItem]:
         assert self._index is not None
         assert op.query
-        candidates = self._candidates(names, found, op, user)
+        candidates = self._candidates(listing, op, user)
         missing = self._index.missing([t for _, texts in candidates for t in texts])
         if missing:
             self._index.keep(missing, await self._index.embeddings.aembed_documents(missing))
         query_vector = await self._index.embeddings.aembed_query(op.query)
         return self._scored(candidates, query_vector, op)
 
-    def _page_names(self, listing: list[Any], op: SearchOp) -> list[str]:
-        """The entries a search without query reads: under the prefix, newest first; only
-        the op's page of them when there is no filter to apply first."""
-        names = [s.name for s in under(listing, op.namespace_prefix, self.prefix)]
-        return names if op.filter else names[op.offset : op.offset + op.limit]
-
-    def _listed(
-        self, names: list[str], found: dict[str, Any], op: SearchOp, user: str | None
-    ) -> list[SearchItem]:
-        items = [
-            item
-            for name in names
-            if name in found and (item := self._search_item(found[name], op, user)) is not None
-        ]
-        return items[op.offset : op.offset + op.limit] if op.filter else items
+    def _listed(self, listing: list[Any], op: SearchOp, user: str | None) -> list[SearchItem]:
+        """A search without query: the items under the prefix, newest first, filtered, then
+        the op's page of them."""
+        items = [item for entry in listing if (item := self._search_item(entry, op, user))]
+        return items[op.offset : op.offset + op.limit]
 
     def _search_item(
         self, entry: Any, op: SearchOp, user: str | None, *, score: float | None = None

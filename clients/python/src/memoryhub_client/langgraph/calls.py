@@ -11,11 +11,11 @@ from typing import Any
 from langgraph.store.base import Op, PutOp
 
 from memoryhub_client.errors import NotFound
-from memoryhub_client.langgraph.names import parse_name
 
 # The keyword search's largest page (GET /entries/search's limit).
 SEARCH_WINDOW = 200
-LIST_PAGE = 100
+# GET /entries' largest page: a store of a few hundred items is listed in one request.
+LIST_PAGE = 500
 
 
 def item_value(content: str) -> dict[str, Any] | None:
@@ -30,8 +30,9 @@ def search_entries(hub: Any, *, query: str, user: str | None) -> Any:
     return hub.entries.search(query, limit=SEARCH_WINDOW, user=user)
 
 
-def list_entries(hub: Any, user: str | None) -> Any:
-    return hub.entries.list(limit=LIST_PAGE, user=user)
+def list_entries(hub: Any, user: str | None, folder: str = "", content: bool = False) -> Any:
+    """The entries `user` sees whose names start with `folder`, with content when asked."""
+    return hub.entries.list(limit=LIST_PAGE, user=user, prefix=folder or None, content=content)
 
 
 def get_or_none(hub: Any, name: str, user: str | None) -> Any:
@@ -77,15 +78,6 @@ def last_puts(ops: list[Op]) -> list[PutOp]:
 
 def sort_time(at: datetime) -> float:
     return at.timestamp()
-
-
-def under(listing: list[Any], namespace_prefix: tuple[str, ...], prefix: str) -> list[Any]:
-    out = []
-    for s in listing:
-        parsed = parse_name(s.name, prefix=prefix)
-        if parsed is not None and within(parsed[0], namespace_prefix):
-            out.append(s)
-    return out
 
 
 def within(namespace: tuple[str, ...], prefix: tuple[str, ...]) -> bool:

@@ -48,6 +48,13 @@ def entry_name(namespace: tuple[str, ...], key: str, *, prefix: str = "") -> str
     return f"{prefix}/{path}" if prefix else path
 
 
+def folder(namespace_prefix: tuple[str, ...], *, prefix: str = "") -> str:
+    """The start every entry name of an item under `namespace_prefix` has ("" for all)."""
+    segments = [_escape_segment(label, key=False) for label in namespace_prefix]
+    path = "".join(s + "/" for s in segments)
+    return f"{prefix}/{path}" if prefix else path
+
+
 def parse_name(name: str, *, prefix: str = "") -> tuple[tuple[str, ...], str] | None:
     """(namespace, key) of an item's entry name; None for an entry that is not an item."""
     if prefix:

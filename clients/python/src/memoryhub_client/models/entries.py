@@ -62,6 +62,8 @@ class ListQuery(Model):
     kind: str | None = None
     cursor: str | None = None
     limit: int = 100
+    prefix: str = ""
+    content: bool = False
 
 
 @component("EntrySummary")
@@ -73,6 +75,7 @@ class EntrySummary(Model):
     name: str
     aliases: list[str]
     kind: str
+    content: str | None = None
     bytes: int
     needs_compression: bool
     index: bool = True
@@ -135,6 +138,7 @@ class EntryWrite(Model):
     scope: Literal["agent", "user"] | None = None
     content: str
     index: bool | None = None
+    create: bool = False
 
 
 @component("EntryRename")

@@ -57,10 +57,14 @@ class Entries(Bound[M]):
         scope: Scope | None = None,
         user: str | None = None,
         index: bool | None = None,
+        create: bool = False,
     ) -> Call[Entry]:
         """Replace an existing entry's content (the old content stays in its change log);
-        `index` True or False puts it in every search or leaves it out (None: unchanged)."""
-        body = EntryWrite(content=content, **given(scope=scope, user=user, index=index))
+        `index` True or False puts it in every search or leaves it out (None: unchanged);
+        `create=True` adds the entry (a note) when it is missing, instead of NotFound."""
+        body = EntryWrite(
+            content=content, **given(scope=scope, user=user, index=index, create=create or None)
+        )
         return Call(Entry, path={"name": name}, body=body)
 
     @http.get("/entries/{name:path}")
@@ -77,9 +81,21 @@ class Entries(Bound[M]):
         user: str | None = None,
         all_users: bool = False,
         limit: int | None = None,
+        prefix: str | None = None,
+        content: bool = False,
     ) -> Call[EntryPage]:
-        """Every entry in insert order, without content; `limit` is the page size."""
-        query = ListQuery(**given(kind=kind, user=user, all_users=all_users or None, limit=limit))
+        """Every entry in insert order (only names starting with `prefix` when given), with
+        its content when `content` is true; `limit` is the page size."""
+        query = ListQuery(
+            **given(
+                kind=kind,
+                user=user,
+                all_users=all_users or None,
+                limit=limit,
+                prefix=prefix,
+                content=content or None,
+            )
+        )
         return Call(EntryPage, query=query)
 
     @http.get("/entries/search")
