@@ -124,12 +124,17 @@ WRITE = About(
         Replace the whole text of an existing entry, for example to update MEMORY.md or a
         plan. The entry then holds the new text alone, so include everything that should
         stay; the previous text is kept in the entry's change history. Fails when there is
-        no such entry: create it with entry_add.
+        no such entry (create it with entry_add), unless `create` is true.
 
         Returns the entry.
         """,
+    brief_omits=("create",),
     hints=write(destructive=True, idempotent=True),
-    docs={**_OWNER, "content": "The new, complete text of the entry."},
+    docs={
+        **_OWNER,
+        "content": "The new, complete text of the entry.",
+        "create": "true: when there is no such entry, create it (a note) with this text.",
+    },
 )
 
 REMOVE = About(
