@@ -76,11 +76,13 @@ def _external_fts5_sql(fts: str, table: str, columns: Sequence[str], options: st
         f"CREATE TRIGGER {fts}_au AFTER UPDATE OF {col_list} ON {table} BEGIN "
         f"INSERT INTO {fts}({fts}, rowid, {col_list}) VALUES ('delete', old.rowid, {old_vals}); "
         f"INSERT INTO {fts}(rowid, {col_list}) VALUES (new.rowid, {new_vals}); END",
-        _rebuild(fts),
+        rebuild_statement(fts),
     ]
 
 
-def _rebuild(fts: str) -> str:
+def rebuild_statement(fts: str) -> str:
+    """Re-derive an external-content FTS5 table from its source table: no delete marker, no
+    term of a deleted row is left."""
     return f"INSERT INTO {fts}({fts}) VALUES ('rebuild')"
 
 
@@ -134,14 +136,14 @@ def drop_contains_index_sql(spec: TableSpec) -> list[str]:
 def rebuild_sql(spec: TableSpec, *, tables: Collection[str] = ()) -> list[str]:
     """Re-derive the side tables from the source table (after a VACUUM or table remake);
     `tables` (the database's) says which text columns have a contains index."""
-    out = [_rebuild(fts_table(spec.table))]
+    out = [rebuild_statement(fts_table(spec.table))]
     if spec.vector_column:
         out.append(f"DELETE FROM {vec_table(spec.table)}")
         out.append(vector_index_sql(spec)[-1])
     for column in spec.text_columns:
         trg = trigram_index(spec.table, column)
         if trg in tables:
-            out.append(_rebuild(trg))
+            out.append(rebuild_statement(trg))
     return out
 
 

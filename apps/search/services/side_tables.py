@@ -42,13 +42,12 @@ def search_index_purge(*, agent_id: int, models: Collection[type[Model]]) -> lis
     """Leave no token of the rows just deleted from `models` in their keyword side tables,
     inside the caller's transaction (an erasure's). The triggers already removed the rows'
     documents, postings and vectors; what stays is, on SQLite, the FTS5 segments, which a
-    delete only marks until they merge (all are merged: "optimize", a rewrite of the whole
-    index), and on PostgreSQL the agent's terms no document holds any more (df 0). Returns
-    the side tables purged."""
+    delete only marks (they are rebuilt from the rows left), and on PostgreSQL the agent's
+    terms no document holds any more (df 0). Returns the side tables purged."""
     corpora = [c for c in all_corpora() if c.text_fields and c.model in models]
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
-            return _merge_fts5(cursor, corpora)
+            return _rebuild_fts5(cursor, corpora)
         purged = []
         for corpus in corpora:
             _, term, _ = bm25_tables(corpus.table)
@@ -62,8 +61,8 @@ def search_index_purge(*, agent_id: int, models: Collection[type[Model]]) -> lis
         return purged
 
 
-def _merge_fts5(cursor: CursorWrapper, corpora: list[Corpus]) -> list[str]:
-    """Merge every segment of the corpora's FTS5 tables, keyword and contains (trigram)."""
+def _rebuild_fts5(cursor: CursorWrapper, corpora: list[Corpus]) -> list[str]:
+    """Rebuild the corpora's FTS5 tables, keyword and contains (trigram), from their rows."""
     existing = set(connection.introspection.table_names(cursor))
     purged = []
     for corpus in corpora:
@@ -71,6 +70,11 @@ def _merge_fts5(cursor: CursorWrapper, corpora: list[Corpus]) -> list[str]:
         tables += [trigram_index(corpus.table, corpus.column(f)) for f in corpus.text_fields]
         for table in tables:
             if table in existing:
-                cursor.execute(f"INSERT INTO {table}({table}) VALUES('optimize')")
+                # Not "optimize": a delete writes its terms again with a delete marker, and a
+                # merge drops markers only when it writes the index's last level. Optimize
+                # skips an index of one segment, and merges segments that share a level into
+                # the next one, kept empty levels above it or not (seen: the erased user's
+                # word left in a segment). A rebuild indexes only the rows that are left.
+                cursor.execute(sqlite.rebuild_statement(table))
                 purged.append(table)
     return purged
