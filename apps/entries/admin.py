@@ -3,9 +3,9 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from apps.agents.scoping import USER_LIST_FILTER, TeamScopedAdmin, TeamScopedTabularInline
-from apps.search.admin import embedding_status_filter
 from apps.entries.models import Entry, EntryAlias
 from apps.entries.services import entry_set_content
+from apps.search.admin import embedding_status_filter
 
 
 class EntryAliasInline(TeamScopedTabularInline):
