@@ -17,7 +17,8 @@ def path_tokens(path: str) -> list[str]:
         raise ValueError(f"an index field is a non-empty path of at most {MAX_PATH} characters")
     if path == "$":
         return []
-    tokens, pos = [], 0
+    tokens: list[str] = []
+    pos = 0
     while pos < len(path):
         if path[pos] == "." and tokens and pos + 1 < len(path) and path[pos + 1] not in ".[":
             pos += 1

@@ -48,6 +48,14 @@ def entry_name(namespace: tuple[str, ...], key: str, *, prefix: str = "") -> str
     return f"{prefix}/{path}" if prefix else path
 
 
+def folder(namespace_prefix: tuple[str, ...], *, prefix: str = "") -> str:
+    """The entry-name prefix of every item under `namespace_prefix` ("users/ana/"; "" for
+    the whole store without a prefix)."""
+    segments = [_escape_segment(label, key=False) for label in namespace_prefix]
+    path = "".join(f"{s}/" for s in segments)
+    return f"{prefix}/{path}" if prefix else path
+
+
 def parse_name(name: str, *, prefix: str = "") -> tuple[tuple[str, ...], str] | None:
     """(namespace, key) of an item's entry name; None for an entry that is not an item."""
     if prefix:

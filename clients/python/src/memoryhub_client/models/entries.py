@@ -37,6 +37,7 @@ class Entry(Model):
     bytes: int
     needs_compression: bool
     index: bool = True
+    index_fields: list[str] | None = None
     created_at: datetime
     updated_at: datetime
 
@@ -50,7 +51,7 @@ class EntryIn(Model):
     name: str
     content: str = ""
     kind: Literal["note", "archive"] = "note"
-    index: bool = True
+    index: bool | list[str] = True
 
 
 @component("ListQuery")
@@ -93,6 +94,8 @@ class SearchQuery(Model):
     all_users: bool = False
     q: str
     limit: int = 20
+    mode: Literal["keyword", "semantic", "hybrid"] = "keyword"
+    prefix: str | None = None
 
 
 @component("EntryHitOut")
@@ -108,6 +111,7 @@ class EntrySearchResult(Model):
     """The server's `EntrySearchOut`."""
 
     items: list[EntryHit]
+    degraded: list[str] = []
 
 
 @component("AliasOut")
@@ -134,7 +138,7 @@ class EntryWrite(Model):
     user: str | None = None
     scope: Literal["agent", "user"] | None = None
     content: str
-    index: bool | None = None
+    index: bool | list[str] | None = None
 
 
 @component("EntryRename")
