@@ -24,9 +24,7 @@ class SearchQuery(ReadFor):  # GET /entries/search
     q: str = Field(..., min_length=1, max_length=4000)
     limit: int = Field(20, ge=1, le=200)
     mode: Literal["keyword", "semantic", "hybrid"] = Field(
-        "keyword",
-        description="keyword: BM25 over name and content; semantic: cosine similarity of the "
-        "entries' vectors; hybrid: the ranking /memory/search uses.",
+        "keyword", description="keyword: by words; semantic: by meaning; hybrid: both."
     )
     prefix: str | None = Field(
         None, max_length=255, description="Only entries whose name starts with it."
@@ -35,8 +33,8 @@ class SearchQuery(ReadFor):  # GET /entries/search
 
 INDEX_DOC = (
     "true: searched; false: left out of every search (still read by name, listed and "
-    "exported); a list of JSON paths (LangGraph's index fields: 'text', 'tags[*]', 'a.b', "
-    "'$' for all): searched, and embedded by the texts at those paths of the JSON content."
+    "exported); a list of JSON paths ('text', 'tags[*]', 'a.b'; '$' is all): searched, by "
+    "meaning on the texts at those paths of the JSON content."
 )
 
 
