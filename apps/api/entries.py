@@ -68,13 +68,20 @@ def list_entries(request: AuthedRequest, query: Query[schemas.ListQuery]) -> Pag
 
 @router.get("/entries/search", response=schemas.EntrySearchOut)
 def search_entries(request: AuthedRequest, query: Query[schemas.SearchQuery]) -> dict:
-    """BM25 over name and content (aliases add no tokens) of the entries written with `index`
-    true; every hit has its score."""
+    """The entries written with `index` true (or fields), named `prefix`... when given:
+    `mode` keyword (BM25 over name and content; aliases add no tokens), semantic (cosine)
+    or hybrid (as /memory/search ranks); every hit has its score."""
     seen = read_audience(user=query.user, all_users=query.all_users, where="query")
-    hits = selectors.entries_search(
-        agent=request.auth, query=query.q, limit=query.limit, audience=seen
+    found = selectors.entries_search(
+        agent=request.auth,
+        query=query.q,
+        limit=query.limit,
+        audience=seen,
+        mode=query.mode,
+        prefix=query.prefix,
     )
-    return {"items": [{"score": h.score, "entry": h.entry} for h in hits]}
+    items = [{"score": h.score, "entry": h.entry} for h in found.items]
+    return {"items": items, "degraded": found.degraded}
 
 
 # Before the plain {name} routes: Django resolves URL patterns in order.

@@ -3,6 +3,7 @@ from django.utils import timezone
 
 from apps.agents.models import Agent
 from apps.agents.users import user_field
+from apps.search.models import Embedded, pending_embedding_index
 
 
 class Kind(models.TextChoices):
@@ -16,8 +17,10 @@ def unique_name_per_owner(name: str) -> models.UniqueConstraint:
     return models.UniqueConstraint(fields=["agent", "user", "name"], name=name)
 
 
-class Entry(models.Model):
+class Entry(Embedded):
     """A named text in an agent's memory (seed 003); workspace documents are Note entries.
+    Indexed entries are embedded (the entries corpus): their content, or the texts at
+    `index_fields` of a JSON object.
 
     The id is the monotonic insert order. `name` is unique per agent, and no alias of the
     agent's entries may equal it (enforced by services.py under a per-agent lock).
@@ -39,12 +42,16 @@ class Entry(models.Model):
     # by name, listed and exported); None otherwise. Nullable so adding it is an ALTER TABLE
     # ADD COLUMN on SQLite, which keeps the search triggers (a table remake drops them).
     unindexed = models.BooleanField(null=True, blank=True)
+    # The JSON paths whose texts are embedded (LangGraph's index fields, "$" the whole value)
+    # when the content is a JSON object; None: the content itself.
+    index_fields = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["id"]
         verbose_name_plural = "entries"
+        indexes = [pending_embedding_index("entry_pending_embedding")]
         constraints = [
             unique_name_per_owner("entry_unique_name_per_owner"),
             models.CheckConstraint(

@@ -26,6 +26,19 @@ class ListQuery(IdPageQuery, EntryFilters, ReadFor):  # GET /entries
 class SearchQuery(ReadFor):  # GET /entries/search
     q: str = Field(..., min_length=1, max_length=4000)
     limit: int = Field(20, ge=1, le=200)
+    mode: Literal["keyword", "semantic", "hybrid"] = Field(
+        "keyword", description="keyword: by words; semantic: by meaning; hybrid: both."
+    )
+    prefix: str | None = Field(
+        None, max_length=255, description="Only entries whose name starts with it."
+    )
+
+
+INDEX_DOC = (
+    "true: searched; false: left out of every search (still read by name, listed and "
+    "exported); a list of JSON paths ('text', 'tags[*]', 'a.b'; '$' is all): searched, by "
+    "meaning on the texts at those paths of the JSON content."
+)
 
 
 class EntryIn(ScopedWrite):
@@ -34,18 +47,12 @@ class EntryIn(ScopedWrite):
     )
     content: str = ""
     kind: Literal["note", "archive"] = "note"
-    index: bool = Field(
-        True,
-        description="false: the entry is left out of every search (it is still read by name, "
-        "listed and exported).",
-    )
+    index: bool | list[str] = Field(True, description=INDEX_DOC)
 
 
 class EntryWrite(ScopedWrite):
     content: str
-    index: bool | None = Field(
-        None, description="true or false: searched, or left out of every search; absent: kept."
-    )
+    index: bool | list[str] | None = Field(None, description=INDEX_DOC + " Absent: kept.")
     create: bool = Field(
         False, description="true: a missing entry is added (a note), as POST /entries would."
     )
@@ -68,6 +75,9 @@ class EntryOut(Owned):
     bytes: int
     needs_compression: bool
     index: bool = Field(True, description="false: left out of every search.")
+    index_fields: list[str] | None = Field(
+        None, description="The JSON paths embedded (null: the content)."
+    )
     created_at: datetime
     updated_at: datetime
 
@@ -123,3 +133,6 @@ class EntryHitOut(Schema):
 
 class EntrySearchOut(Schema):
     items: list[EntryHitOut]
+    degraded: list[str] = Field(
+        default_factory=list, description='["semantic"]: the query was not embedded (BM25 only)'
+    )

@@ -57,10 +57,11 @@ class Corpus:
     `text_fields` form one BM25 document (empty: no keyword index). `embed` returns the text
     embedded for a row (None: no vectors); it may read only `embed_fields`, which the
     pipeline loads and re-checks before it writes a vector, so a row edited meanwhile keeps
-    its new text's turn. The four `*_field` names hold the vector, its "name@dims" label,
-    the last error and the attempt count (an embedding corpus defaults the first two to
-    "embedding" and "embedding_model"). `tokens` (optional) stores each row's token states
-    when the embedder keeps them; hybrid search reranks with them.
+    its new text's turn; `embed_where` narrows the rows embedded. The four `*_field` names
+    hold the vector, its "name@dims" label, the last error and the attempt count (an
+    embedding corpus defaults the first two to "embedding" and "embedding_model"). `tokens`
+    (optional) stores each row's token states when the embedder keeps them; hybrid search
+    reranks with them.
     """
 
     name: str
@@ -68,6 +69,8 @@ class Corpus:
     text_fields: tuple[str, ...] = ()
     embed: Callable[[models.Model], str] | None = None
     embed_fields: tuple[str, ...] = ()
+    # The rows embedded (None: all); the others keep no vector and count in no backlog.
+    embed_where: models.Q | None = None
     vector_field: str | None = None
     model_field: str | None = None
     # False: vectors are kept (and embedded) but compared in Python, with no ANN index.
@@ -118,6 +121,11 @@ class Corpus:
 
     def column(self, field: str) -> str:
         return field_column(self.model, field)
+
+    def embeddable(self) -> models.QuerySet:
+        """The rows the embedding pipeline embeds and counts (`embed_where`)."""
+        qs = self.model._default_manager.all()
+        return qs.filter(self.embed_where) if self.embed_where is not None else qs
 
     def hits_queryset(self) -> models.QuerySet:
         """Rows to show for hits: related rows joined, every vector left in the database

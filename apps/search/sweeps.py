@@ -150,7 +150,7 @@ def agent_embed(*, agent_id: int, limit: int, deadline: float = math.inf) -> Swe
 def _pending(c: Corpus, agent_id: int) -> list:
     """Up to a batch of the agent's rows without a vector, with their embedded fields (the
     partial "pending embedding" index serves it)."""
-    qs = c.model._default_manager.filter(
+    qs = c.embeddable().filter(
         **{
             f"{c.agent_field}_id": agent_id,
             f"{c.vector_fields[0]}__isnull": True,

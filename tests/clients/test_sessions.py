@@ -154,7 +154,7 @@ def test_window_context_and_search(run):
     assert isinstance(status, SearchStatus)
     assert (status.embedded, status.pending, status.failed) == (4, 0, 0)
     assert status.corpora["messages"].vectors is True
-    assert status.corpora["entries"].vectors is False
+    assert status.corpora["entries"].vectors is True  # issue 41: entries are embedded
 
 
 def test_the_lifecycle_operations_on_a_session(run):

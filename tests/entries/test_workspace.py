@@ -237,3 +237,31 @@ def test_an_unindexed_entry_stays_unindexed_through_export_and_import(api, agent
     assert restored.unindexed is True
     assert Entry.objects.filter(agent=other, unindexed=True).count() == 1
     assert workspace_export(agent=other) == exported
+
+
+def test_index_fields_go_through_export_and_import(api, agent):
+    entry_add(agent=agent, name="store/m.json", content='{"text": "tea"}', index=["text"])
+    exported = workspace_export(agent=agent)
+    manifest = json.loads(members(exported)[".memoryhub/manifest.json"])
+    other = AgentFactory(slug="restored")
+
+    workspace_import(agent=other, data=exported)
+
+    assert [e.get("index") for e in manifest["entries"]] == [["text"]]
+    restored = Entry.objects.get(agent=other, name="store/m.json")
+    assert (restored.unindexed, restored.index_fields) == (None, ["text"])
+    assert workspace_export(agent=other) == exported
+
+
+def test_a_bad_index_path_in_an_imported_manifest_is_refused(api, other_api, agent, other_agent):
+    entry_add(agent=agent, name="store/m.json", content="{}", index=["text"])
+    files = {n: d for n, d in members(workspace_export(agent=agent)).items() if d is not None}
+    files[".memoryhub/manifest.json"] = files[".memoryhub/manifest.json"].replace(
+        b'"text"', b'"a..b"'
+    )
+
+    response = post_archive(other_api, tar_gz(files))
+
+    assert response.status_code == 422
+    assert "invalid index field 'a..b'" in response.content.decode()
+    assert not Entry.objects.filter(agent=other_agent).exists()

@@ -230,7 +230,8 @@ def test_memory_search_finds_history_entries_by_words_and_meaning(
     assert (hit["id"], hit["content"], sorted(hit["legs"])) == (
         entry.pk,
         entry.content,
-        ["bm25", "vector"],
+        # reranked: with entries embedded (issue 41) the head holds more than this one hit
+        ["bm25", "rerank", "vector"],
     )
     assert hit["name"] == f"HISTORY {entry.created_at:%Y-%m-%d %H:%M}"
 

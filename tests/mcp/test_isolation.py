@@ -112,7 +112,7 @@ def test_another_agents_key_finds_nothing(connect, stored, other_key):
         "items": [],
         "degraded": [],
     }
-    assert mallory.result("entry_search", {"q": "Whiskerino"}) == {"items": []}
+    assert mallory.result("entry_search", {"q": "Whiskerino"}) == {"items": [], "degraded": []}
     assert mallory.result("search_error_memory", {"query": "Whiskerino"}) == {
         "items": [],
         "degraded": [],

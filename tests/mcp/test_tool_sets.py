@@ -38,7 +38,7 @@ def test_the_default_set_is_at_most_12000_characters(key):
     assert [t["name"] for t in tools] == list(DEFAULT_TOOLS)
     assert size(tools) <= LIMIT
     # The figure docs/mcp.md states.
-    assert size(tools) == 11233
+    assert size(tools) == 11448
 
 
 def test_the_full_set_is_there_by_query_parameter_or_header(key):

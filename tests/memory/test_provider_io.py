@@ -69,9 +69,14 @@ def test_writes_go_through_while_a_save_waits_on_the_embedder(settings, llm_serv
     assert saved["response"].status_code == 200
     assert saved["response"].json()["action"] == "created"
     assert Fact.objects.get(pk=fact_id).importance == 0.9
-    assert [r.body["input"] for r in llm_server.requests] == [
+    inputs = [r.body["input"] for r in llm_server.requests]
+    # each save also appends to the daily log, an entry, embedded after commit (issue 41)
+    daily = [i for i in inputs if i[0].startswith("# ")]
+    assert [i for i in inputs if i not in daily] == [
         ["Lives in Berlin"], ["profile"],  # the first save: value, new category's name
         ["Works at the harbour"],  # the held save
         ["hi"],  # the appended message, embedded after commit (tasks run eagerly here)
         ["Berlin"],  # the recall's query
     ]  # fmt: skip
+    assert len(daily) == 2
+    assert "Works at the harbour" in daily[-1][0]

@@ -240,7 +240,7 @@ def test_status_counts_pending_failed_embedded(api, other_api, session, embed_no
         "model": "fake-hash@384", **messages,
         "corpora": {
             "categories": {"vectors": True, **none},
-            "entries": {"vectors": False, **none},
+            "entries": {"vectors": True, **none},
             "errors": {"vectors": True, **none},
             "facts": {"vectors": True, **no_rows},
             "history": {"vectors": True, **no_rows},

@@ -11,7 +11,7 @@ from django.db import connection
 from django.test import Client
 
 from apps.conversations.models import Message
-from apps.entries.models import Entry
+from apps.entries.models import Entry, EntryChange
 from apps.facts.models import Category, Fact
 from apps.facts.services import fact_save
 from apps.search.corpora import Corpus, all_corpora, embedding_corpora, get_corpus, register
@@ -30,6 +30,7 @@ def test_the_registered_corpora():
     ]  # fmt: skip
     assert [c.name for c in embedding_corpora()] == [
         "categories",
+        "entries",
         "errors",
         "facts",
         "history",
@@ -42,10 +43,10 @@ def test_the_registered_corpora():
 
 
 def test_a_corpus_naming_a_missing_field_is_refused():
-    with pytest.raises(ImproperlyConfigured, match="Entry has no field named 'embedding'"):
-        register(Corpus(name="bad", model=Entry, embed=str, embed_fields=("content",)))
+    with pytest.raises(ImproperlyConfigured, match="EntryChange has no field named 'embedding'"):
+        register(Corpus(name="bad", model=EntryChange, embed=str, embed_fields=("entry_name",)))
     with pytest.raises(ImproperlyConfigured, match="needs embed_fields"):
-        register(Corpus(name="bad", model=Entry, embed=str))
+        register(Corpus(name="bad", model=EntryChange, embed=str))
     with pytest.raises(ImproperlyConfigured, match="'entries' is already registered"):
         register(Corpus(name="entries", model=Entry, text_fields=("content",)))
     assert "bad" not in [c.name for c in all_corpora()]
@@ -63,7 +64,7 @@ def test_status_counts_every_corpus_for_the_calling_agent(settings, api, other_a
     no_states = {"space": "", "stored": 0, "pending": 0, "error": ""}  # the embedder has none
     assert status["corpora"] == {
         "categories": {"vectors": True, **NONE, "failed": 1},  # "profile"'s name
-        "entries": {"vectors": False, **NONE},
+        "entries": {"vectors": True, **NONE},
         "errors": {"vectors": True, **NONE},
         "facts": {"vectors": True, **NONE, "failed": 1, "token_states": no_states},
         "history": {"vectors": True, **NONE, "token_states": no_states},
@@ -153,6 +154,7 @@ def test_reembed_one_corpus(settings, session, capsys):
 
     assert capsys.readouterr().out == (
         "re-embedded 1 categories with fake-hash@384, 0 failed\n"
+        "re-embedded 0 entries with fake-hash@384, 0 failed\n"
         "re-embedded 0 errors with fake-hash@384, 0 failed\n"
         "re-embedded 0 facts with fake-hash@384, 0 failed\n"
         "re-embedded 0 history with fake-hash@384, 0 failed\n"
@@ -174,6 +176,7 @@ def test_healthz_and_the_admin_index_show_the_backlog(settings, session):
 
     assert health["embedding_backlog"] == {
         "categories": {"pending": 0, "failed": 1},
+        "entries": {"pending": 0, "failed": 0},
         "errors": {"pending": 0, "failed": 0},
         "facts": {"pending": 0, "failed": 1},
         "history": {"pending": 0, "failed": 0},

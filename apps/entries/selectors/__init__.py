@@ -1,20 +1,20 @@
-"""The reads of entries. Modules: entry_lookup (by name or alias, pages, searches),
+"""The reads of entries. Modules: entry_lookup (by name or alias, pages), entry_search
+(keyword, semantic and hybrid searches),
 workspace_packing (the workspace archive written), workspace_unpacking (an uploaded archive read
 and checked). Import from this package."""
 
 from apps.entries.selectors.entry_lookup import (
     ArchiveOrigin,
-    EntryHit,
     archives_under,
     documents,
     entries_all,
     entries_named,
     entries_page,
-    entries_search,
     entries_searchable,
     entries_visible,
     entry_get,
 )
+from apps.entries.selectors.entry_search import EntryHit, EntrySearch, entries_search
 from apps.entries.selectors.workspace_packing import FORMAT, MANIFEST, VERSION, workspace_export
 from apps.entries.selectors.workspace_unpacking import (
     WorkspaceArchive,
@@ -28,6 +28,7 @@ __all__ = [
     "VERSION",
     "ArchiveOrigin",
     "EntryHit",
+    "EntrySearch",
     "WorkspaceArchive",
     "WorkspaceItem",
     "archives_under",

@@ -1,4 +1,5 @@
-"""Entries by name or alias, pages and searches of them, as an audience sees them."""
+"""Entries by name or alias, and pages of them, as an audience sees them (searches:
+entry_search.py)."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -9,18 +10,10 @@ from apps.agents.models import Agent
 from apps.agents.users import AGENT, Audience
 from apps.core.errors import NotFound
 from apps.core.pagination import Page, id_paginate
-from apps.core.replicas import on_replica
 from apps.entries.models import Action, Entry, EntryAlias, EntryChange, Kind
-from apps.search.legs import keyword_search
 
 
-@dataclass(frozen=True)
-class EntryHit:
-    entry: Entry
-    score: float
-
-
-def _with_aliases(qs: QuerySet[Entry]) -> QuerySet[Entry]:
+def with_aliases(qs: QuerySet[Entry]) -> QuerySet[Entry]:
     return qs.prefetch_related(Prefetch("aliases", queryset=EntryAlias.objects.order_by("id")))
 
 
@@ -32,7 +25,7 @@ def _own_first(found: Iterable[Entry]) -> Entry | None:
 def entry_get(*, agent: Agent, ref: str, audience: Audience) -> Entry:
     """The entry by name or alias that `audience` sees, the user's own before the agent's
     (everyone: the agent's first); NotFound otherwise."""
-    qs = _with_aliases(Entry.objects.filter(audience.q(), agent=agent))
+    qs = with_aliases(Entry.objects.filter(audience.q(), agent=agent))
     found = list(qs.filter(name=ref)) or list(qs.filter(aliases__name=ref).distinct())
     if audience.user is None:
         entry = min(found, key=lambda e: (e.user != AGENT, e.pk), default=None)
@@ -56,7 +49,7 @@ def entries_page(
     """Entries `audience` sees in id order (the monotonic insert order), `limit` per page;
     only names starting with `prefix`; each with `listed_content` (None unless
     `with_content`)."""
-    qs = _with_aliases(Entry.objects.filter(audience.q(), agent=agent))
+    qs = with_aliases(Entry.objects.filter(audience.q(), agent=agent))
     if kind:
         qs = qs.filter(kind=kind)
     if prefix:
@@ -89,18 +82,7 @@ def entries_all(*, agent: Agent, owner: str | None = None) -> list[Entry]:
     qs = Entry.objects.filter(agent=agent)
     if owner is not None:
         qs = qs.filter(user=owner)
-    return list(_with_aliases(qs).order_by("id"))
-
-
-@on_replica
-def entries_search(*, agent: Agent, query: str, limit: int, audience: Audience) -> list[EntryHit]:
-    """BM25 over name + content (seed 003) of the entries `audience` sees, best first with
-    scores, leaving out the unindexed ones; the caller picks a cutoff."""
-    seen = Entry.objects.filter(audience.q(), agent=agent)
-    scope = entries_searchable(agent=agent, audience=audience)
-    hits = keyword_search("entries", agent_id=agent.pk, query=query, limit=limit, queryset=scope)
-    by_id = _with_aliases(seen).in_bulk([h.object_id for h in hits])
-    return [EntryHit(entry=by_id[h.object_id], score=h.score) for h in hits if h.object_id in by_id]
+    return list(with_aliases(qs).order_by("id"))
 
 
 @dataclass(frozen=True)

@@ -66,8 +66,10 @@ def workspace_export(
                 "kind": e.kind,
                 "aliases": [a.name for a in e.aliases.all()],
                 "created_at": e.created_at.isoformat(),
-                # Only when false: an archive of searchable entries is as it always was.
+                # Only when false or JSON paths: an archive of searchable entries is as it
+                # always was.
                 **({"index": False} if e.unindexed else {}),
+                **({"index": e.index_fields} if e.index_fields and not e.unindexed else {}),
             }
             for e in entries
         ],

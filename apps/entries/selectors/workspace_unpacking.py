@@ -12,13 +12,14 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from apps.agents.models import Agent
 from apps.core.errors import InvalidInput
 from apps.entries import names
 from apps.entries.archive import ArchiveLimits, Readable, check_declared_size, read_members
+from apps.entries.index_paths import check_fields
 from apps.entries.models import Kind
 from apps.entries.selectors.workspace_packing import FORMAT, MANIFEST, VERSION
 
@@ -30,7 +31,7 @@ class WorkspaceItem:
     kind: str
     aliases: list[str]
     created_at: datetime | None
-    index: bool = True
+    index: bool | list[str] = True  # a list: the JSON paths embedded (Entry.index_fields)
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,12 @@ class _ManifestEntry(BaseModel):
     kind: str = Kind.NOTE.value
     aliases: list[str] | None = None
     created_at: str | None = None
-    index: bool = True
+    index: bool | list[str] = True
+
+    @field_validator("index")
+    @classmethod
+    def _paths(cls, index: bool | list[str]) -> bool | list[str]:
+        return check_fields(index) if isinstance(index, list) else index
 
 
 class _Manifest(BaseModel):

@@ -27,8 +27,17 @@ from apps.core import tasknames
 from apps.core.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
 from apps.core.unavailable import send_or_defer
 from apps.entries import names
+from apps.entries.index_paths import check_fields
 from apps.entries.models import Action, Entry, EntryAlias, EntryChange, Kind
 from apps.providers.token_counts import count_tokens
+from apps.search.embedding_queue import schedule_embedding
+
+# What a write of an entry's content or index sets anew: its vector, made again after commit.
+EMBEDDING_COLUMNS = ["embedding", "embedding_model", "embedding_error", "embedding_attempts"]
+
+# An entry's `index`: searched (True), left out (False), or searched and embedded by the
+# texts at these JSON paths of its value (LangGraph's index fields).
+Index = bool | list[str]
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,38 @@ def _check_text(content: object, *, loc: list[str | int]) -> str:
         # PostgreSQL text cannot hold NUL, so neither backend accepts it.
         raise InvalidInput("content must not contain NUL characters", loc=loc)
     return content
+
+
+def _check_index(index: object, *, loc: list[str | int]) -> Index | None:
+    """A valid `index` (None: unchanged); bad JSON paths are InvalidInput."""
+    if index is None or isinstance(index, bool):
+        return index
+    if not isinstance(index, list) or not all(isinstance(f, str) for f in index):
+        raise InvalidInput("index must be true, false or a list of JSON paths", loc=loc)
+    try:
+        return check_fields(index)
+    except ValueError as exc:
+        raise InvalidInput(str(exc), loc=loc) from None
+
+
+def _embedding_due(entry: Entry) -> None:
+    """The embedded text changed: the vector goes, and an indexed entry is embedded again
+    after commit (the embedding sweep); not saved."""
+    entry.embedding = None
+    entry.embedding_model = entry.embedding_error = ""
+    entry.embedding_attempts = 0
+    if not entry.unindexed:
+        schedule_embedding(corpus="entries", agent_id=entry.agent_id)
+
+
+def entry_index_set(*, entry: Entry, index: Index) -> None:
+    """Set whether and by what the entry is searched (`Index`); not saved. A change makes
+    its vector again (or drops it, for an entry left out of search)."""
+    unindexed = None if index is not False else True
+    fields = index if isinstance(index, list) else None
+    if (entry.unindexed, entry.index_fields) != (unindexed, fields):
+        entry.unindexed, entry.index_fields = unindexed, fields
+        _embedding_due(entry)
 
 
 def _check_content(agent: Agent, content: object, *, loc: list[str | int]) -> str:
@@ -145,8 +186,10 @@ def entry_set_content(
     """Set content with what derives from it (token_count, needs_compression); not saved.
 
     Every write of an entry's content goes through here. `token_count` is for callers that
-    counted already (a batch); otherwise the content is counted.
+    counted already (a batch); otherwise the content is counted. New text is embedded anew.
     """
+    if entry.pk is None or entry.content != content:
+        _embedding_due(entry)
     entry.content = content
     entry.token_count = count_tokens(content) if token_count is None else token_count
     _flag_memory(agent, entry)
@@ -172,14 +215,17 @@ def entry_add(
     created_at: datetime | None = None,
     changed_by: str = "agent",
     owner: str = AGENT,
-    index: bool = True,
+    index: Index = True,
 ) -> Entry:
     """Add: create an entry of `owner`; Conflict if the name is one of theirs already.
-    With index=False it is left out of every search."""
+    With index=False it is left out of every search; with a list of JSON paths it is
+    embedded by the texts at those paths of its JSON value."""
     name = _check_name(name, loc=["body", "name"])
+    checked = _check_index(index, loc=["body", "index"])
     content = _check_content(agent, content, loc=["body", "content"])
     if kind not in Kind.values:
         raise InvalidInput(f"unknown kind '{kind}'", loc=["body", "kind"])
+    index = True if checked is None else checked
     return _insert(agent, owner, name, content, kind, created_at, changed_by, index=index)
 
 
@@ -193,7 +239,7 @@ def _insert(
     changed_by: str,
     detail: str = "",
     *,
-    index: bool = True,
+    index: Index = True,
 ) -> Entry:
     lock_agent(agent)
     _name_taken(agent, owner, name, loc=["body", "name"])
@@ -201,8 +247,8 @@ def _insert(
     now = timezone.now()
     at = created_at or now
     entry = Entry(agent=agent, user=owner, name=name, kind=kind, created_at=at, updated_at=now)
-    entry.unindexed = None if index else True
     entry_set_content(entry=entry, agent=agent, content=content)
+    entry_index_set(entry=entry, index=index)
     entry.save()
     entry_change_record(entry, Action.ADD, changed_by, detail=detail)
     return entry
@@ -279,13 +325,14 @@ def entry_write(
     changed_by: str = "agent",
     reason: str = "",
     owner: str = AGENT,
-    index: bool | None = None,
+    index: Index | None = None,
     create: bool = False,
 ) -> Entry:
     """Write: replace the content of `owner`'s entry, keeping the new content as a version.
-    `index` True or False puts the entry in every search or leaves it out; None keeps it.
-    With `create`, a missing entry is added as a note, under the same lock (an upsert)."""
+    `index` True, False or JSON paths as entry_add; None keeps it. With `create`, a missing
+    entry is added as a note, under the same lock (an upsert)."""
     content = _check_content(agent, content, loc=["body", "content"])
+    index = _check_index(index, loc=["body", "index"])
     lock_agent(agent)
     try:
         entry = _resolve_locked(agent, ref, owner)
@@ -293,11 +340,10 @@ def entry_write(
         if not create:
             raise
         name = _check_name(ref, loc=["path", "name"])
-        return _insert(
-            agent, owner, name, content, Kind.NOTE, None, changed_by, index=index is not False
-        )
+        added = True if index is None else index
+        return _insert(agent, owner, name, content, Kind.NOTE, None, changed_by, index=added)
     if index is not None:
-        entry.unindexed = None if index else True
+        entry_index_set(entry=entry, index=index)
     _rewrite(agent, entry, content, changed_by, reason)
     return entry
 
@@ -307,7 +353,15 @@ def _rewrite(agent: Agent, entry: Entry, content: str, changed_by: str, reason: 
     entry_set_content(entry=entry, agent=agent, content=content)
     entry.updated_at = timezone.now()
     entry.save(
-        update_fields=["content", "token_count", "updated_at", "needs_compression", "unindexed"]
+        update_fields=[
+            "content",
+            "token_count",
+            "updated_at",
+            "needs_compression",
+            "unindexed",
+            "index_fields",
+            *EMBEDDING_COLUMNS,
+        ]
     )
     entry_change_record(entry, Action.WRITE, changed_by, previous=previous, detail=reason)
 

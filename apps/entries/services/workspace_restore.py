@@ -19,7 +19,11 @@ from apps.entries.selectors.workspace_unpacking import (
     WorkspaceItem,
     workspace_read,
 )
-from apps.entries.services.entry_writes import entry_change_record, entry_set_content
+from apps.entries.services.entry_writes import (
+    entry_change_record,
+    entry_index_set,
+    entry_set_content,
+)
 from apps.providers.token_counts import count_tokens_batch
 
 
@@ -83,7 +87,7 @@ def _write_items(
             previous = entry.content
         entry_set_content(entry=entry, agent=agent, content=item.content, token_count=tokens)
         entry.kind = item.kind
-        entry.unindexed = None if item.index else True
+        entry_index_set(entry=entry, index=item.index)
         entry.created_at = item.created_at or now
         entry.updated_at = now
         entry.save()

@@ -35,14 +35,14 @@ def pending_work(*, corpus: str, limit: int) -> PendingWork:
     current token states (the backfill of rows embedded before their corpus kept states)."""
     c = get_corpus(corpus)
     under = {f"{c.attempts_field}__lt": max_attempts()}
-    qs = c.model._default_manager.filter(**{f"{c.vector_field}__isnull": True}, **under)
+    qs = c.embeddable().filter(**{f"{c.vector_field}__isnull": True}, **under)
     qs = qs.order_by(c.attempts_field, *c.order_fields)
     agents = list(qs.values_list(f"{c.agent_field}_id", flat=True)[:limit])
     backfill: list = []
     space = token_space(c)
     if space.label and len(agents) < limit:
         label = vector_label()
-        rows = c.model._default_manager.filter(missing(c, space.label), **under)
+        rows = c.embeddable().filter(missing(c, space.label), **under)
         rows = rows.filter(**{c.vector_fields[1]: label}).order_by(*c.order_fields)
         backfill = list(rows.values_list("pk", flat=True)[: limit - len(agents)])
     return PendingWork(len(agents) + len(backfill), frozenset(agents), backfill)
@@ -54,7 +54,7 @@ def stale_ids(
     """Rows whose vector is missing or was made by another model than `label`, or whose
     token states are missing (every row with `include_current`), in the corpus's order."""
     c = get_corpus(corpus)
-    qs = c.model._default_manager.all()
+    qs = c.embeddable()
     if not include_current:
         qs = qs.filter(stale_filter(c, label, token_space(c).label))
     if agent_id is not None:
@@ -76,7 +76,7 @@ class Backlog:
 def backlog(*, corpus: str, agent_id: int | None = None) -> Backlog:
     """The corpus's vector counts, for one agent or all."""
     c = get_corpus(corpus)
-    qs = c.model._default_manager.all()
+    qs = c.embeddable()
     if agent_id is not None:
         qs = qs.filter(**{f"{c.agent_field}_id": agent_id})
     (v, m), e = c.vector_fields, c.error_field
@@ -102,7 +102,7 @@ class Pending:
 
 
 def _without_vector(c: Corpus) -> QuerySet:
-    return c.model._default_manager.filter(**{f"{c.vector_field}__isnull": True})
+    return c.embeddable().filter(**{f"{c.vector_field}__isnull": True})
 
 
 def _pending_failed(c: Corpus) -> dict[str, Count]:

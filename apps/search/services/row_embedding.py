@@ -43,7 +43,7 @@ def corpus_embed(*, corpus: str, ids: Sequence, force: bool = False) -> EmbedRes
     if c.embed is None:
         raise ValueError(f"corpus {c.name!r} keeps no vectors")
     embedder = get_embedder()
-    qs = c.model._default_manager.filter(pk__in=list(ids))
+    qs = c.embeddable().filter(pk__in=list(ids))
     if not force:
         qs = qs.filter(stale_filter(c, vector_label(embedder), token_space(c, embedder).label))
     rows = list(qs.only("pk", *c.embed_fields).order_by(*c.order_fields))

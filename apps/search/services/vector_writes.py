@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from django.db import connections, models, router
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 from apps.search.corpora import Corpus
 
@@ -71,7 +72,8 @@ def _write_chunk(
     for row, vector in zip(rows, vectors, strict=True):
         params.append(pk.get_db_prep_value(row.pk, conn))
         params.append(vector_field.get_db_prep_value(vector, conn))
-        params += [f.get_db_prep_value(getattr(row, f.attname), conn) for f in fields]
+        # None is SQL NULL: a JSONField would prepare it as the JSON text 'null'.
+        params += [_prepared(f, getattr(row, f.attname), conn) for f in fields]
     same = "IS NOT DISTINCT FROM" if pg else "IS"
     unchanged = " AND ".join(f"{col(f)} {same} v.column{i + 3}" for i, f in enumerate(fields))
     sql = (
@@ -84,6 +86,10 @@ def _write_chunk(
     with conn.cursor() as cursor:
         cursor.execute(sql, [label, "", *params])
         return [pk.to_python(value) for (value,) in cursor.fetchall()]
+
+
+def _prepared(field: models.Field, value: object, conn: BaseDatabaseWrapper) -> object:
+    return None if value is None else field.get_db_prep_value(value, conn)
 
 
 def states_write(corpus: Corpus, codes: Sequence[tuple[object, np.ndarray]], space: str) -> None:

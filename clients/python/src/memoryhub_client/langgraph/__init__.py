@@ -20,18 +20,23 @@ agent's), but they are not X's until moved (`adopt_user_items()`).
 
 What maps and what does not:
 - get, put, delete, list_namespaces: exactly, within one memoryhub agent (the key's).
-- search with `query`, and the store built with `index={"dims": ..., "embed": ...}` (LangGraph's
-  IndexConfig; `fields`, or langgraph-checkpoint-sqlite's `text_fields`, name the JSON paths
-  indexed, "$" the whole value): semantic search with the caller's embedder, ranked in the
-  client (vectors.py): every item under the prefix the op's user sees, `filter` applied,
-  best cosine similarity of its indexed texts first (`score`), items put with index=False
-  last with score None, then offset/limit. memoryhub does not embed entries itself yet, so
-  `index` without `embed` is a ValueError.
+- search with `query`, and the store built with `index={"dims": 384}` (LangGraph's
+  IndexConfig without `embed`; `fields`, or langgraph-checkpoint-sqlite's `text_fields`,
+  name the JSON paths indexed, "$" the whole value): the server embeds the items with its
+  own model (`dims` must be its 384, else ValueError) and ranks them as /memory/search
+  does (GET /entries/search, mode hybrid: BM25 and cosine fused), within the namespace
+  prefix's folder, for the op's user; `filter` applied, then offset/limit, `score` the
+  server's. Each put sends its own `index=[fields]`, else the store's `fields`, as the
+  entry's `index`, so the item's vector is of the texts at those paths. Items put with
+  index=False are not returned by a query search (they are listed without one).
+- search with `query`, and `index={"dims": ..., "embed": ...}` (the caller's embedder):
+  semantic search ranked in the client (vectors.py): every item under the prefix the op's
+  user sees, `filter` applied, best cosine similarity of its indexed texts first (`score`),
+  items put with index=False last with score None, then offset/limit.
 - search with `query`, no `index`: memoryhub's keyword search over entries (BM25 on name and
-  content; no meaning-only match); hits are kept within the
-  namespace prefix, `filter` applied, then offset/limit. `score` is the BM25 score. The
-  keyword search looks at the best 200 entries the op's user sees, so a prefix of few hits
-  among many matching entries elsewhere can come back short.
+  content; no meaning-only match) within the namespace prefix's folder, `filter` applied,
+  then offset/limit. `score` is the BM25 score. The server returns at most the best 200
+  entries of the folder, so a filter that keeps few of many hits can come back short.
 - search without `query`: the items under the prefix, most recently updated first,
   `filter` applied ($eq, $ne, $gt, $gte, $lt, $lte and nested objects; a dotted key that
   is no key of the value reads nested ones), then offset/limit. Filters run in the client:
@@ -40,7 +45,8 @@ What maps and what does not:
   it out of every memoryhub search (this store's query searches included); it is still
   listed by a search without query, and ranked last (score None) by a semantic search.
   `index=[fields]`: the keyword search indexes the whole value, as None does; a semantic
-  search ranks the item by those fields (remembered by the store object that put it).
+  search ranks the item by those fields (the server's index: stored with the entry; the
+  caller's embedder: remembered by the store object that put it).
 - Sync and async: one store has both; its sync methods block (they work inside an event
   loop, where AsyncSqliteStore's refuse with InvalidStateError).
 - TTL: not supported (`supports_ttl` is False): memoryhub keeps entries until removed.
@@ -98,7 +104,7 @@ from memoryhub_client.langgraph.users import (
     compile_rule,
     concrete_prefix,
 )
-from memoryhub_client.langgraph.vectors import VectorIndex, ranked
+from memoryhub_client.langgraph.vectors import ServerIndex, VectorIndex, ranked, server_side
 
 # A listing a batch reads once: (user, name folder, with content).
 Listing = tuple[str | None, str, bool]
@@ -138,8 +144,10 @@ class MemoryHubStore(BaseStore):
         self.user = user
         self._rule = compile_rule(user_from_namespace)
         self._clients = Clients(client)
-        self._index = VectorIndex(index) if index else None
-        self.index_config = self._index.config if self._index else None
+        # Without `embed` the server embeds (ServerIndex); with it, the client ranks.
+        self._server = ServerIndex(index) if index and server_side(index) else None
+        self._index = VectorIndex(index) if index and self._server is None else None
+        self.index_config = index or None
         self.embeddings = self._index.embeddings if self._index else None
 
     def user_of(self, namespace: tuple[str, ...]) -> str | None:
@@ -203,8 +211,8 @@ class MemoryHubStore(BaseStore):
                     listing = listed(user, op.namespace_prefix, True)
                     results.append(self._semantic(listing, op, user))
                 elif op.query:
-                    hits = search_entries(hub, query=op.query, user=user).items
-                    results.append(self._ranked(hits, op, user))
+                    hits = search_entries(hub, query=op.query, user=user, **self._searching(op))
+                    results.append(self._ranked(hits.items, op, user))
                 else:
                     results.append(self._listed(listed(user, op.namespace_prefix, True), op, user))
             elif isinstance(op, ListNamespacesOp):
@@ -246,8 +254,8 @@ class MemoryHubStore(BaseStore):
                     listing = await listed(user, op.namespace_prefix, True)
                     results.append(await self._asemantic(listing, op, user))
                 elif op.query:
-                    page = await run(partial(search_entries, query=op.query, user=user))
-                    results.append(self._ranked(page.items, op, user))
+                    call = partial(search_entries, query=op.query, user=user, **self._searching(op))
+                    results.append(self._ranked((await run(call)).items, op, user))
                 else:
                     listing = await listed(user, op.namespace_prefix, True)
                     results.append(self._listed(listing, op, user))
@@ -261,6 +269,12 @@ class MemoryHubStore(BaseStore):
         for put, owner in self._owned_puts(ops):
             await self._aput(put, owner)
         return results
+
+    def _searching(self, op: SearchOp) -> dict[str, str]:
+        """How the server searches for a query: within the namespace's folder; hybrid (its
+        own vectors) when the store has a server-side index, else keyword."""
+        within_folder = {"prefix": folder(tuple(op.namespace_prefix), prefix=self.prefix)}
+        return {**within_folder, "mode": "hybrid"} if self._server else within_folder
 
     def _listing_user(self, op: ListNamespacesOp) -> str | None:
         """A listing's user: the one its prefix condition names (see users.concrete_prefix)."""
@@ -300,7 +314,7 @@ class MemoryHubStore(BaseStore):
             with contextlib.suppress(NotFound):
                 hub.entries.delete(name, user=owner)
             return
-        content, index = content_of(op)
+        content, index = content_of(op, self._server)
         # One upsert under the server's lock: two puts of one new item never race.
         written = hub.entries.write(name, content, index=index, user=owner, create=True)
         check_owner(written, owner)
@@ -314,7 +328,7 @@ class MemoryHubStore(BaseStore):
             with contextlib.suppress(NotFound):
                 await run(lambda hub: hub.entries.delete(name, user=owner))
             return
-        content, index = content_of(op)
+        content, index = content_of(op, self._server)
         written = await run(
             lambda hub: hub.entries.write(name, content, index=index, user=owner, create=True)
         )

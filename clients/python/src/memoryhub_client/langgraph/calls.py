@@ -11,6 +11,7 @@ from typing import Any
 from langgraph.store.base import Op, PutOp
 
 from memoryhub_client.errors import NotFound
+from memoryhub_client.langgraph.vectors import ServerIndex
 
 # The keyword search's largest page (GET /entries/search's limit).
 SEARCH_WINDOW = 200
@@ -26,8 +27,13 @@ def item_value(content: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def search_entries(hub: Any, *, query: str, user: str | None) -> Any:
-    return hub.entries.search(query, limit=SEARCH_WINDOW, user=user)
+def search_entries(
+    hub: Any, *, query: str, user: str | None, prefix: str = "", mode: str | None = None
+) -> Any:
+    """The server's search of the entries under `prefix` (a name prefix), best first."""
+    return hub.entries.search(
+        query, limit=SEARCH_WINDOW, user=user, prefix=prefix or None, mode=mode
+    )
 
 
 def list_entries(hub: Any, user: str | None, folder: str = "", content: bool = False) -> Any:
@@ -61,10 +67,13 @@ def check_owner(entry: Any, owner: str | None) -> None:
         )
 
 
-def content_of(op: PutOp) -> tuple[str, bool]:
+def content_of(op: PutOp, server: ServerIndex | None = None) -> tuple[str, bool | list[str]]:
+    """A put's entry content (its value as JSON) and `index`: with a server-side index the
+    JSON paths embedded (ServerIndex.put_index), else whether it is searched."""
     value = op.value
     assert value is not None  # a delete is handled before
-    return json.dumps(dict(value), ensure_ascii=False), op.index is not False
+    content = json.dumps(dict(value), ensure_ascii=False)
+    return content, server.put_index(op.index) if server else op.index is not False
 
 
 def last_puts(ops: list[Op]) -> list[PutOp]:

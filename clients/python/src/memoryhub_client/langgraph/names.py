@@ -49,9 +49,10 @@ def entry_name(namespace: tuple[str, ...], key: str, *, prefix: str = "") -> str
 
 
 def folder(namespace_prefix: tuple[str, ...], *, prefix: str = "") -> str:
-    """The start every entry name of an item under `namespace_prefix` has ("" for all)."""
+    """The entry-name prefix of every item under `namespace_prefix` ("users/ana/"; "" for
+    the whole store without a prefix)."""
     segments = [_escape_segment(label, key=False) for label in namespace_prefix]
-    path = "".join(s + "/" for s in segments)
+    path = "".join(f"{s}/" for s in segments)
     return f"{prefix}/{path}" if prefix else path
 
 

@@ -1,4 +1,9 @@
-"""MemoryHubStore(index=...): LangGraph's semantic search with the caller's embedder.
+"""MemoryHubStore(index=...): LangGraph's semantic search, by the server's embedder
+(`ServerIndex`, index without `embed`) or with the caller's (`VectorIndex`).
+
+Without `embed`, memoryhub embeds each indexed item with its own model: a put sends its
+field list (its own `index=[fields]`, else the store's `fields`) as the entry's `index`, and
+a search asks GET /entries/search for the hybrid ranking within the namespace's folder.
 
 The caller brings `embed` (LangChain Embeddings, or a function of texts); the store ranks
 the items under a search's namespace prefix (the op's user sees, `filter` applied) by cosine
@@ -21,6 +26,43 @@ from langgraph.store.base import IndexConfig, ensure_embeddings, get_text_at_pat
 
 # Texts whose vectors a store keeps (per process); past it, the oldest are dropped.
 CACHE_SIZE = 20_000
+# The server's vectors (memoryhub embeds with all-MiniLM-L6-v2, or a model of its size).
+SERVER_DIMS = 384
+
+
+def _fields(config: IndexConfig) -> list[str] | None:
+    # `text_fields` is langgraph-checkpoint-sqlite's name for `fields`.
+    named: Any = config.get("fields") or dict(config).get("text_fields")  # a JSON path list
+    return [str(f) for f in named] if named else None
+
+
+def server_side(config: object) -> bool:
+    """An index config the server embeds for: LangGraph's, without `embed`."""
+    return isinstance(config, dict) and "dims" in config and config.get("embed") is None
+
+
+class ServerIndex:
+    """index={"dims": 384, "fields": [...]} without `embed`: what each put asks the server
+    to embed. `dims` must be the server's."""
+
+    def __init__(self, config: IndexConfig) -> None:
+        if config["dims"] != SERVER_DIMS:
+            raise ValueError(
+                f"index dims {config['dims']!r} is not the server's {SERVER_DIMS} (memoryhub "
+                f"embeds store items with its own {SERVER_DIMS}-d model, MiniLM): give "
+                f"dims={SERVER_DIMS}, or `embed` to rank with your own embedder"
+            )
+        self.config: IndexConfig = config
+        self.fields = _fields(config)
+
+    def put_index(self, index: bool | Sequence[str] | None) -> bool | list[str]:
+        """A put's entry `index`: False, its own fields, else the store's (True: the whole
+        value, as "$" says)."""
+        if index is False:
+            return False
+        if isinstance(index, (list, tuple)):
+            return [str(f) for f in index]
+        return list(self.fields) if self.fields else True
 
 
 class VectorIndex:
@@ -30,17 +72,10 @@ class VectorIndex:
         if not isinstance(config, dict) or "dims" not in config:
             raise ValueError("index must be LangGraph's IndexConfig: {'dims': ..., 'embed': ...}")
         if config.get("embed") is None:
-            raise ValueError(
-                "index needs `embed` (memoryhub does not embed store items itself): "
-                "MemoryHubStore(index={'dims': ..., 'embed': embeddings})"
-            )
+            raise ValueError("a client-side index needs `embed` (without it the server embeds)")
         self.config: IndexConfig = config
         self.embeddings: Embeddings = ensure_embeddings(config["embed"])
-        # `text_fields` is langgraph-checkpoint-sqlite's name for `fields`.
-        named: Any = config.get("fields") or dict(config).get(
-            "text_fields"
-        )  # Any: a JSON path list
-        self.fields: list[str] = [str(f) for f in named] if named else ["$"]
+        self.fields: list[str] = _fields(config) or ["$"]
         self._put_fields: dict[str, list[str]] = {}
         self._vectors: dict[str, list[float]] = {}
 

@@ -37,6 +37,7 @@ class Entry(Model):
     bytes: int
     needs_compression: bool
     index: bool = True
+    index_fields: list[str] | None = None
     created_at: datetime
     updated_at: datetime
 
@@ -50,7 +51,7 @@ class EntryIn(Model):
     name: str
     content: str = ""
     kind: Literal["note", "archive"] = "note"
-    index: bool = True
+    index: bool | list[str] = True
 
 
 @component("ListQuery")
@@ -96,6 +97,8 @@ class SearchQuery(Model):
     all_users: bool = False
     q: str
     limit: int = 20
+    mode: Literal["keyword", "semantic", "hybrid"] = "keyword"
+    prefix: str | None = None
 
 
 @component("EntryHitOut")
@@ -111,6 +114,7 @@ class EntrySearchResult(Model):
     """The server's `EntrySearchOut`."""
 
     items: list[EntryHit]
+    degraded: list[str] = []
 
 
 @component("AliasOut")
@@ -137,7 +141,7 @@ class EntryWrite(Model):
     user: str | None = None
     scope: Literal["agent", "user"] | None = None
     content: str
-    index: bool | None = None
+    index: bool | list[str] | None = None
     create: bool = False
 
 

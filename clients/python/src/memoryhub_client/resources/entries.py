@@ -39,10 +39,11 @@ class Entries(Bound[M]):
         kind: Literal["note", "archive"] | None = None,
         scope: Scope | None = None,
         user: str | None = None,
-        index: bool | None = None,
+        index: bool | list[str] | None = None,
     ) -> Call[Entry]:
         """A new entry (Conflict when the name is already a name or alias of its owner);
-        index=False leaves it out of every search."""
+        index=False leaves it out of every search; a list of JSON paths ("text", "tags[*]")
+        embeds the texts at those paths of its JSON content."""
         body = EntryIn(
             name=name, **given(content=content, kind=kind, scope=scope, user=user, index=index)
         )
@@ -56,12 +57,12 @@ class Entries(Bound[M]):
         *,
         scope: Scope | None = None,
         user: str | None = None,
-        index: bool | None = None,
+        index: bool | list[str] | None = None,
         create: bool = False,
     ) -> Call[Entry]:
         """Replace an existing entry's content (the old content stays in its change log);
-        `index` True or False puts it in every search or leaves it out (None: unchanged);
-        `create=True` adds the entry (a note) when it is missing, instead of NotFound."""
+        `index` True, False or JSON paths as for `add` (None: unchanged); `create=True` adds
+        the entry (a note) when it is missing, instead of NotFound."""
         body = EntryWrite(
             content=content, **given(scope=scope, user=user, index=index, create=create or None)
         )
@@ -106,9 +107,22 @@ class Entries(Bound[M]):
         user: str | None = None,
         all_users: bool = False,
         limit: int | None = None,
+        mode: Literal["keyword", "semantic", "hybrid"] | None = None,
+        prefix: str | None = None,
     ) -> Call[EntrySearchResult]:
-        """BM25 over names and contents; every hit has its score."""
-        params = SearchQuery(q=query, **given(user=user, all_users=all_users or None, limit=limit))
+        """The entries ranked by `mode`: keyword (BM25 over names and contents, the default),
+        semantic (cosine to their vectors) or hybrid (as memory.search); only names starting
+        with `prefix` when given. Every hit has its score."""
+        params = SearchQuery(
+            q=query,
+            **given(
+                user=user,
+                all_users=all_users or None,
+                limit=limit,
+                mode=mode,
+                prefix=prefix,
+            ),
+        )
         return Call(EntrySearchResult, query=params)
 
     @http.patch("/entries/{name:path}")
