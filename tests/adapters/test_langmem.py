@@ -1,8 +1,9 @@
 """LangMem (on PyPI) on MemoryHubStore: its create_manage_memory_tool and
 create_search_memory_tool in a LangGraph agent driven by a scripted chat model, with the
 namespace ("memories", "{langgraph_user_id}"). Each user's memories are stored as that
-user's entries and found by that user alone, by keyword search (no index) and by semantic
-search (index= with the caller's embedder)."""
+user's entries and found by that user alone, by keyword search (no index), by semantic
+search with the caller's embedder (index= with `embed`), and by the server's hybrid search of
+the vectors it made (index={"dims": 384})."""
 
 import json
 import warnings
@@ -52,7 +53,11 @@ def _tool_answers(messages: list[Any]) -> list[str]:
     return [m.content for m in messages if isinstance(m, ToolMessage)]
 
 
-@pytest.mark.parametrize("index", [None, {"dims": 64, "embed": CharacterEmbeddings(dims=64)}])
+@pytest.mark.parametrize(
+    "index",
+    [None, {"dims": 64, "embed": CharacterEmbeddings(dims=64)}, {"dims": 384}],
+    ids=["keyword", "caller-embeds", "server-embeds"],
+)
 def test_langmem_stores_and_finds_memories_per_user(hub, index):
     store = MemoryHubStore(client=hub, user_from_namespace=("memories", "{user}"), index=index)
     remember = _call("manage_memory", {"content": "ana drinks green tea", "action": "create"}, "1")
